@@ -1,0 +1,193 @@
+/*
+ * Start and end of Tandem: the hooks of MPI_Init, MPI_Init_thread,
+ * MPI_Finalize, MPI_Query_thread and MPI_Is_thread_main, the library
+ * constructor, and the public tandem_* queries.
+ *
+ * Tandem needs MPI_THREAD_MULTIPLE for its own threads, so it asks the MPI
+ * library for it whatever the application asked for. The application keeps
+ * seeing the level it would have had without Tandem: MPI_Init_thread's
+ * 'provided' and MPI_Query_thread report min(required, granted), and MPI_Init
+ * reports MPI_THREAD_SINGLE, as both Open MPI and MPICH do by default.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "impl/impl.h"
+#include "tandem.h"
+#include "wrappers/gen_hooks.h"
+
+int tdm_active;
+int tdm_trace_on;
+int tdm_world_rank = -1;
+
+/* Set when Tandem chose the thread level (it was not disabled); then
+   MPI_Query_thread answers 'app_thread_level' instead of the MPI's level. */
+static int tandem_chose_level;
+static int app_thread_level = MPI_THREAD_SINGLE;
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "an unknown thread level";
+    }
+}
+
+static void print_configuration(int granted)
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    PMPI_Get_library_version(library, &len);
+    for (int i = 0; i < len; i++) /* first line only */
+        if (library[i] == '\n' || library[i] == ',') {
+            library[i] = '\0';
+            break;
+        }
+    tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
+                 tdm_impl_family(), library, thread_level_name(granted),
+                 tdm_active ? "active" : "pass-through");
+    for (int i = 0; i < TDM_CFG_COUNT; i++) {
+        char value[256];
+        tdm_config_format(&tdm_config_table[i], &tdm_config[i], value, sizeof value);
+        tdm_log_info("  %s=%s%s", tdm_config_table[i].name, value,
+                     tdm_config[i].from_env ? "" : " (default)");
+    }
+}
+
+/* The common part of both init hooks. 'required' is < 0 for MPI_Init. */
+static int start(int *argc, char ***argv, int required, int *provided)
+{
+    int rc, granted = MPI_THREAD_SINGLE;
+    int disabled;
+
+    tdm_config_load(tdm_log_defer, NULL);
+    disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
+
+    if (disabled) {
+        rc = required < 0 ? PMPI_Init(argc, argv)
+                          : PMPI_Init_thread(argc, argv, required, &granted);
+        if (rc == MPI_SUCCESS && required < 0)
+            rc = PMPI_Query_thread(&granted);
+        if (rc == MPI_SUCCESS && provided)
+            *provided = granted;
+    } else {
+        rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &granted);
+        tandem_chose_level = 1;
+        app_thread_level = required < 0 ? MPI_THREAD_SINGLE
+                                        : (required < granted ? required : granted);
+        if (rc == MPI_SUCCESS && provided)
+            *provided = app_thread_level;
+    }
+    if (rc != MPI_SUCCESS) {
+        tdm_log_flush_deferred(1);
+        return rc;
+    }
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &tdm_world_rank);
+    int verbose = (int)TDM_CONFIG_NUMBER(VERBOSE);
+    int speaks = tdm_world_rank == 0 || verbose >= 2;
+    tdm_log_flush_deferred(speaks);
+
+    if (!disabled && granted < MPI_THREAD_MULTIPLE) {
+        if (TDM_CONFIG_NUMBER(REQUIRE_THREADS)) {
+            tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE, and "
+                         "TANDEM_REQUIRE_THREADS=1: aborting",
+                         thread_level_name(granted));
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+            return MPI_ERR_OTHER;
+        }
+        if (speaks)
+            tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE: Tandem runs in "
+                         "pass-through mode (set TANDEM_REQUIRE_THREADS=1 to abort instead)",
+                         thread_level_name(granted));
+    }
+    tdm_active = !disabled && granted == MPI_THREAD_MULTIPLE;
+    tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
+    if (verbose >= 1 && speaks)
+        print_configuration(granted);
+    return MPI_SUCCESS;
+}
+
+int tdm_hook_Init(int lang, int *argc, char ***argv)
+{
+    (void)lang;
+    return start(argc, argv, -1, NULL);
+}
+
+int tdm_hook_Init_thread(int lang, int *argc, char ***argv, int required, int *provided)
+{
+    (void)lang;
+    return start(argc, argv, required, provided);
+}
+
+int tdm_hook_Finalize(int lang)
+{
+    TDM_TRACE_CALL("MPI_Finalize", lang);
+    tdm_trace_on = 0;
+    tdm_active = 0;
+    return PMPI_Finalize();
+}
+
+int tdm_hook_Query_thread(int lang, int *provided)
+{
+    TDM_TRACE_CALL("MPI_Query_thread", lang);
+    if (!tandem_chose_level)
+        return PMPI_Query_thread(provided);
+    int initialized = 0;
+    PMPI_Initialized(&initialized);
+    if (!initialized) /* let the MPI library report the error */
+        return PMPI_Query_thread(provided);
+    *provided = app_thread_level;
+    return MPI_SUCCESS;
+}
+
+int tdm_hook_Is_thread_main(int lang, int *flag)
+{
+    /* Tandem initialises MPI on the application's thread, so the MPI library's
+       answer is already the one the application would get without Tandem. */
+    TDM_TRACE_CALL("MPI_Is_thread_main", lang);
+    return PMPI_Is_thread_main(flag);
+}
+
+void tdm_trace_call(const char *function, int lang)
+{
+    fprintf(stderr, "tandem[%d]: trace %s (%s)\n", tdm_world_rank, function,
+            lang == TDM_LANG_FORTRAN ? "Fortran" : "C");
+}
+
+/* Before main: refuse to run inside a program that uses another MPI than the
+   one this library was built for. Its handles and constants differ, so the
+   first intercepted call would crash; a clear message is better. */
+__attribute__((constructor)) static void check_process_mpi(void)
+{
+    char msg[1024];
+    if (tdm_impl_check_process_mpi(msg, sizeof msg) != 0) {
+        fprintf(stderr, "tandem: error: %s\n", msg);
+        exit(1);
+    }
+}
+
+TDM_EXPORT const char *tandem_version(void)
+{
+#define TDM_STR2(x) #x
+#define TDM_STR(x) TDM_STR2(x)
+    return TDM_STR(TANDEM_VERSION_MAJOR) "." TDM_STR(TANDEM_VERSION_MINOR) "." TDM_STR(
+        TANDEM_VERSION_PATCH);
+}
+
+TDM_EXPORT const char *tandem_mpi_family(void)
+{
+    return tdm_impl_family();
+}
+
+TDM_EXPORT int tandem_active(void)
+{
+    return tdm_active;
+}

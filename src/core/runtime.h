@@ -1,0 +1,46 @@
+/* Process-wide state shared by the wrappers and every component. */
+#ifndef TDM_RUNTIME_H
+#define TDM_RUNTIME_H
+
+#include <mpi.h>
+
+#define TDM_EXPORT __attribute__((visibility("default")))
+#define TDM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TDM_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* The language of the entry point the application called. */
+enum { TDM_LANG_C = 0, TDM_LANG_FORTRAN = 1 };
+
+/* Nonzero while Tandem is active: set by the MPI_Init hook after the MPI
+   library granted MPI_THREAD_MULTIPLE (and TANDEM_DISABLE is not set), cleared
+   by the MPI_Finalize hook. Written only by the application thread that
+   initialises or finalises MPI, before any Tandem thread starts and after all
+   of them stopped; every wrapper reads it first and passes straight to PMPI
+   when it is zero. */
+extern int tdm_active;
+
+/* Nonzero when TANDEM_TRACE is set and Tandem is active. */
+extern int tdm_trace_on;
+
+/* Print one trace line for an intercepted call (any thread). */
+void tdm_trace_call(const char *function, int lang);
+
+#define TDM_TRACE_CALL(function, lang)                                         \
+    do {                                                                       \
+        if (TDM_UNLIKELY(tdm_trace_on))                                        \
+            tdm_trace_call(function, lang);                                    \
+    } while (0)
+
+/* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
+extern int tdm_world_rank;
+
+/* Call a PMPI function and jump to 'fn_exit' with its code on failure; the
+   single-exit-label convention of every function that makes several calls. */
+#define TDM_CALL_MPI(rc, call)                                                 \
+    do {                                                                       \
+        (rc) = (call);                                                         \
+        if (TDM_UNLIKELY((rc) != MPI_SUCCESS))                                 \
+            goto fn_exit;                                                      \
+    } while (0)
+
+#endif

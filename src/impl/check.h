@@ -1,0 +1,10 @@
+#ifndef TDM_IMPL_CHECK_H
+#define TDM_IMPL_CHECK_H
+
+#include <stddef.h>
+
+/* Succeeds when the library providing PMPI_Init also provides 'marker', a
+   symbol only the 'family' implementation exports. */
+int tdm_impl_check_marker(const char *family, const char *marker, char *msg, size_t size);
+
+#endif

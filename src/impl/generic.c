@@ -1,0 +1,42 @@
+/* Any other MPI: no process check and no known Fortran sentinels, so Fortran
+   programs must not pass MPI_BOTTOM, MPI_IN_PLACE or the status sentinels. */
+#include <mpi.h>
+
+#if !defined(OPEN_MPI) && !defined(MPICH_VERSION)
+#include "impl/impl.h"
+
+const char *tdm_impl_family(void)
+{
+    return "MPI";
+}
+
+int tdm_impl_check_process_mpi(char *msg, size_t size)
+{
+    (void)msg;
+    (void)size;
+    return 0;
+}
+
+int tdm_impl_f_is_bottom(const void *address)
+{
+    return address == NULL;
+}
+
+int tdm_impl_f_is_in_place(const void *address)
+{
+    (void)address;
+    return 0;
+}
+
+int tdm_impl_f_is_status_ignore(const MPI_Fint *address)
+{
+    (void)address;
+    return 0;
+}
+
+int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
+{
+    (void)address;
+    return 0;
+}
+#endif

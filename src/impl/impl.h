@@ -1,0 +1,30 @@
+/*
+ * What differs between MPI implementations, behind one small interface. Each
+ * implementation has its own file (openmpi.c, mpich.c, generic.c); exactly one
+ * of them is non-empty for a given mpi.h.
+ */
+#ifndef TDM_IMPL_H
+#define TDM_IMPL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* "Open MPI", "MPICH" or "MPI": the family this build was compiled against. */
+const char *tdm_impl_family(void);
+
+/* Check that the MPI library this process actually uses (the one providing
+   PMPI_Init) belongs to the family this build was compiled for. Returns 0 when
+   it does; otherwise writes a message naming both into msg and returns -1.
+   Called from the library constructor, before main. */
+int tdm_impl_check_process_mpi(char *msg, size_t size);
+
+/* The Fortran sentinels: addresses that a Fortran program passes for
+   MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE. Each
+   returns 0 when the address is not that sentinel or when the program has no
+   Fortran MPI at all. */
+int tdm_impl_f_is_bottom(const void *address);
+int tdm_impl_f_is_in_place(const void *address);
+int tdm_impl_f_is_status_ignore(const MPI_Fint *address);
+int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address);
+
+#endif

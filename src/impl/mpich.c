@@ -1,0 +1,45 @@
+/* MPICH (and its derivatives). Its Fortran bindings call MPI_*, so Tandem's C
+   entry points would see Fortran calls too; Tandem's own Fortran entry points
+   take precedence when the library is preloaded. The Fortran sentinels live
+   in the common blocks of mpif.h (and of the mpi module):
+     COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+     COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1), MPI_ERRCODES_IGNORE(1) */
+#include <mpi.h>
+
+#if defined(MPICH_VERSION) && !defined(OPEN_MPI)
+#include "impl/check.h"
+#include "impl/impl.h"
+
+extern MPI_Fint mpipriv1_[] __attribute__((weak));
+extern MPI_Fint mpipriv2_[] __attribute__((weak));
+
+const char *tdm_impl_family(void)
+{
+    return "MPICH";
+}
+
+int tdm_impl_check_process_mpi(char *msg, size_t size)
+{
+    return tdm_impl_check_marker("MPICH", "MPIR_Err_create_code", msg, size);
+}
+
+int tdm_impl_f_is_bottom(const void *address)
+{
+    return mpipriv1_ && address == (const void *)&mpipriv1_[0];
+}
+
+int tdm_impl_f_is_in_place(const void *address)
+{
+    return mpipriv1_ && address == (const void *)&mpipriv1_[1];
+}
+
+int tdm_impl_f_is_status_ignore(const MPI_Fint *address)
+{
+    return mpipriv1_ && address == &mpipriv1_[2];
+}
+
+int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
+{
+    return mpipriv2_ && address == &mpipriv2_[0];
+}
+#endif

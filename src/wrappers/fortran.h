@@ -1,0 +1,65 @@
+/* Helpers of the generated Fortran entry points (gen_f_wrappers.c). */
+#ifndef TDM_WRAPPERS_FORTRAN_H
+#define TDM_WRAPPERS_FORTRAN_H
+
+#include <mpi.h>
+#include <stdlib.h>
+
+#include "impl/impl.h"
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int),
+               "Tandem passes Fortran INTEGER arrays to C as int arrays");
+
+/* The length of a Fortran status: MPI_STATUS_SIZE. */
+#ifdef MPI_F_STATUS_SIZE
+#define TDM_F_STATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define TDM_F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+#endif
+
+#define TDM_F_TRUE 1 /* gfortran's .TRUE. */
+#define TDM_F_FALSE 0
+
+/* Arrays of converted handles and statuses up to this many entries live on
+   the stack; longer ones are allocated for the call. */
+#define TDM_F_STACK_ITEMS 16
+
+#define TDM_F_ARRAY(stack, n)                                                  \
+    ((n) <= TDM_F_STACK_ITEMS ? (stack) : malloc(sizeof(*(stack)) * (size_t)(n)))
+
+#define TDM_F_ARRAY_FREE(array, stack)                                         \
+    do {                                                                       \
+        if ((void *)(array) != (void *)(stack) &&                              \
+            (void *)(array) != (void *)MPI_STATUSES_IGNORE)                    \
+            free(array);                                                       \
+    } while (0)
+
+/* A Fortran buffer address as C expects it: the Fortran MPI_BOTTOM and
+   MPI_IN_PLACE become the C ones. */
+static inline void *tdm_f_buffer(void *address)
+{
+    if (tdm_impl_f_is_bottom(address))
+        return MPI_BOTTOM;
+    if (tdm_impl_f_is_in_place(address))
+        return MPI_IN_PLACE;
+    return address;
+}
+
+static inline int tdm_f_is_status_ignore(const MPI_Fint *status)
+{
+    return tdm_impl_f_is_status_ignore(status);
+}
+
+static inline int tdm_f_is_statuses_ignore(const MPI_Fint *statuses)
+{
+    return tdm_impl_f_is_statuses_ignore(statuses);
+}
+
+/* The number of processes an array argument of 'comm' has an entry for: the
+   size of 'comm', or its remote size for an inter-communicator. */
+int tdm_f_comm_size(MPI_Comm comm);
+
+/* Report that a Fortran call could not allocate its temporary arrays. */
+int tdm_f_no_memory(const char *function);
+
+#endif
