@@ -3,26 +3,23 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 
-static const char *provider(const char *symbol)
+/* The shared object that provides 'symbol' in the process's global scope. */
+static int provider(const char *symbol, Dl_info *info)
 {
-    Dl_info info;
     void *address = dlsym(RTLD_DEFAULT, symbol);
-    if (!address || !dladdr(address, &info) || !info.dli_fname)
-        return NULL;
-    return info.dli_fname;
+    return address && dladdr(address, info) && info->dli_fbase;
 }
 
 int tdm_impl_check_marker(const char *family, const char *marker, char *msg, size_t size)
 {
-    const char *mpi = provider("PMPI_Init");
-    const char *ours = provider(marker);
-    if (mpi && ours && strcmp(mpi, ours) == 0)
+    Dl_info mpi, ours;
+    int have_mpi = provider("PMPI_Init", &mpi);
+    if (have_mpi && provider(marker, &ours) && mpi.dli_fbase == ours.dli_fbase)
         return 0;
     snprintf(msg, size,
              "this libtandem was built for %s, but the program runs with the MPI library %s; "
              "use the libtandem built for that MPI (tandem run and tandem exec pick it)",
-             family, mpi ? mpi : "(unknown)");
+             family, have_mpi && mpi.dli_fname ? mpi.dli_fname : "(unknown)");
     return -1;
 }

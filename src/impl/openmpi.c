@@ -19,7 +19,7 @@ const char *tdm_impl_family(void)
 
 int tdm_impl_check_process_mpi(char *msg, size_t size)
 {
-    return tdm_impl_check_marker("Open MPI", "ompi_mpi_comm_world", msg, size);
+    return tdm_impl_check_marker("Open MPI", "ompi_comm_activate", msg, size);
 }
 
 int tdm_impl_f_is_bottom(const void *address)

@@ -1,0 +1,152 @@
+"""tandem: run MPI programs with Tandem preloaded.
+
+  tandem run [-n N] [--mpi openmpi|mpich] [-e NAME=VALUE] [--] ./app args
+  tandem exec ./app args          (under a launcher: mpirun -n 4 tandem exec ./app)
+  tandem info
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+from .builds import (
+    TandemError,
+    default_build_root,
+    find_program,
+    load_builds,
+    select_build,
+)
+from .launch import launch_command, launcher_environment, rank_environment
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise TandemError(f"-e {pair!r}: expected NAME=VALUE")
+        env[name] = value
+    return env
+
+
+def strip_dashdash(program: list[str]) -> list[str]:
+    if program and program[0] == "--":
+        program = program[1:]
+    if not program:
+        raise TandemError("no program given")
+    return program
+
+
+def command_run(args: argparse.Namespace) -> int:
+    program = strip_dashdash(args.program)
+    root = Path(args.builds)
+    path = find_program(program[0])
+    build = select_build(path, load_builds(root), args.mpi, root)
+    if args.nprocs < 1:
+        raise TandemError(f"-n {args.nprocs}: the number of processes must be at least 1")
+    command = launch_command(
+        build,
+        args.nprocs,
+        [str(path)] + program[1:],
+        with_tandem=not args.no_tandem,
+        env=parse_env(args.env),
+        launcher_args=args.launcher_arg,
+    )
+    if args.dry_run:
+        print(" ".join(command))
+        return 0
+    return subprocess.call(command, env=launcher_environment(build))
+
+
+def command_exec(args: argparse.Namespace) -> int:
+    program = strip_dashdash(args.program)
+    root = Path(args.builds)
+    path = find_program(program[0])
+    build = select_build(path, load_builds(root), args.mpi, root)
+    env = dict(os.environ)
+    env.update(rank_environment(build, True, {"LD_PRELOAD": env.get("LD_PRELOAD", "")}))
+    os.execve(str(path), [str(path)] + program[1:], env)
+    return 127  # not reached
+
+
+def command_info(args: argparse.Namespace) -> int:
+    root = Path(args.builds)
+    builds = load_builds(root)
+    print(f"tandem {__version__}; builds in {root}")
+    if not builds:
+        print("  none: run `make` to build Tandem for Open MPI and MPICH")
+        return 1
+    for build in builds:
+        print(f"  {build.directory.name}: {build.library}")
+        print(f"    MPI family: {build.family}")
+        print(f"    MPI library: {build.mpi_library}")
+        print(f"    launcher: {build.launcher}")
+        if build.probe is not None:
+            probe = subprocess.run(
+                [str(build.probe)],
+                capture_output=True,
+                text=True,
+                env=launcher_environment(build),
+                timeout=60,
+                check=False,
+            )
+            for line in probe.stdout.splitlines():
+                print(f"    {line}")
+            if probe.returncode != 0:
+                print(f"    (the MPI probe failed: {probe.stderr.strip()[:200]})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tandem", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"tandem {__version__}")
+    parser.add_argument(
+        "--builds",
+        default=str(default_build_root()),
+        help="directory holding one build per MPI (default: %(default)s)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="launch a program on N ranks with Tandem preloaded")
+    run.add_argument("-n", "--nprocs", type=int, default=1, help="number of ranks (default 1)")
+    run.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
+    run.add_argument(
+        "-e", "--env", action="append", default=[], metavar="NAME=VALUE",
+        help="set a variable on every rank (e.g. -e TANDEM_VERBOSE=1)",
+    )
+    run.add_argument(
+        "--launcher-arg", action="append", default=[], metavar="ARG",
+        help="pass ARG to the launcher (repeat for several)",
+    )
+    run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
+    run.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
+    run.set_defaults(func=command_run)
+
+    exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
+    exe.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
+    exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
+    exe.set_defaults(func=command_exec)
+
+    info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
+    info.set_defaults(func=command_info)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except TandemError as error:
+        print(f"tandem: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

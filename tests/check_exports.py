@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Check libtandem's dynamic symbol table (nm -D).
+
+Allowed: the entry points listed in src/wrappers/exports.txt (C MPI_* and the
+four Fortran manglings) and the public tandem_* API; nothing else. Required:
+every listed entry point except the MPI-4 large-count MPI_*_c functions, which
+exist only when mpi.h is MPI 4 (MPICH here, not Open MPI 4.1). Fortran
+symbols for the _c functions must never exist.
+"""
+
+import re
+import subprocess
+import sys
+
+
+def main(library: str, exports: str) -> int:
+    listed = {
+        line.strip()
+        for line in open(exports)
+        if line.strip() and not line.startswith("#")
+    }
+    out = subprocess.run(
+        ["nm", "-D", "--defined-only", library], capture_output=True, text=True, check=True
+    ).stdout
+    exported = {fields[-1] for fields in (line.split() for line in out.splitlines()) if fields}
+    errors = []
+    for symbol in sorted(exported):
+        if symbol in listed or symbol.startswith("tandem_"):
+            continue
+        if symbol.startswith("_") or symbol in {"_init", "_fini"}:
+            continue  # linker-provided (_init, _fini, __bss_start, _edata, _end)
+        errors.append(f"unexpected exported symbol {symbol}")
+    for symbol in sorted(listed - exported):
+        if not symbol.endswith("_c"):
+            errors.append(f"missing entry point {symbol}")
+    for symbol in sorted(exported):
+        if re.fullmatch(r"(mpi_\w+_c_{0,2}|MPI_[A-Z_]+_C)", symbol):
+            errors.append(f"Fortran symbol for a C-only large-count function: {symbol}")
+    for name in ("tandem_version", "tandem_mpi_family", "tandem_active"):
+        if name not in exported:
+            errors.append(f"missing public function {name}")
+    for error in errors:
+        print(error)
+    c_count = len([s for s in exported if re.fullmatch(r"MPI_[A-Z][a-z_]*\w*", s)])
+    print(f"{len(exported)} exported symbols, {c_count} C MPI entry points; "
+          f"{'FAILED' if errors else 'passed'}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

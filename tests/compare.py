@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Run an MPI test program with and without Tandem and require identical output.
+
+  compare.py --build DIR -n NP [--trace NAME ...] -- PROGRAM ARGS
+
+Both runs must exit 0 and print the same stdout; the run with Tandem must print
+no Tandem warning. With --trace, a third run sets TANDEM_TRACE=1 and requires a
+trace line for every NAME ("MPI_Isend (Fortran)"), which proves that the calls
+went through Tandem's entry points and not around them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from tandem.builds import load_build  # noqa: E402
+from tandem.launch import launch_command, launcher_environment  # noqa: E402
+
+TIMEOUT = 180
+
+
+def run(build, nprocs, program, with_tandem, env, cwd):
+    command = launch_command(build, nprocs, program, with_tandem=with_tandem, env=env)
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=launcher_environment(build),
+        timeout=TIMEOUT,
+        cwd=cwd,
+        check=False,
+    )
+    return command, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True, type=Path)
+    parser.add_argument("-n", type=int, default=1)
+    parser.add_argument("--trace", action="append", default=[])
+    parser.add_argument("program", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+    build = load_build(args.build)
+    if build is None:
+        print(f"compare: no libtandem in {args.build}", file=sys.stderr)
+        return 1
+    env = {}
+    if build.sanitize:
+        # The programs and libtandem are instrumented; the MPI library is not
+        # and keeps memory until exit, so leaks are not Tandem's to report.
+        env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    cwd = os.environ.get("TMPDIR", "/tmp")
+
+    failed = False
+    _, native = run(build, args.n, program, False, env, cwd)
+    command, tandem = run(build, args.n, program, True, env, cwd)
+    print("$", " ".join(command))
+    for name, result in (("without Tandem", native), ("with Tandem", tandem)):
+        if result.returncode != 0:
+            print(f"FAIL: {name} exited {result.returncode}\n{result.stdout}\n{result.stderr}")
+            failed = True
+    if native.stdout != tandem.stdout:
+        print("FAIL: the output differs (- without Tandem, + with Tandem)")
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                native.stdout.splitlines(True), tandem.stdout.splitlines(True)
+            )
+        )
+        failed = True
+    if "tandem" in tandem.stderr.lower():
+        print(f"FAIL: Tandem printed on stderr:\n{tandem.stderr}")
+        failed = True
+    if args.trace:
+        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"), cwd)
+        for name in args.trace:
+            if f"trace {name}" not in traced.stderr:
+                print(f"FAIL: no trace line for {name}; stderr was:\n{traced.stderr[-3000:]}")
+                failed = True
+    print(tandem.stdout)
+    print("FAILED" if failed else "passed: identical output with and without Tandem")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

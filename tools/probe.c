@@ -1,0 +1,30 @@
+/* Report the MPI library's version and the thread level it grants (tandem info). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    static const char *const names[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+                                        "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+    int provided = MPI_THREAD_SINGLE, len = 0;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+        return 1;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n,")] = '\0';
+    const char *level = "unknown";
+    if (provided == MPI_THREAD_SINGLE)
+        level = names[0];
+    else if (provided == MPI_THREAD_FUNNELED)
+        level = names[1];
+    else if (provided == MPI_THREAD_SERIALIZED)
+        level = names[2];
+    else if (provided == MPI_THREAD_MULTIPLE)
+        level = names[3];
+    printf("MPI version: %s\n", version);
+    printf("thread level granted: %s%s\n", level,
+           provided == MPI_THREAD_MULTIPLE ? "" : " (Tandem runs in pass-through mode)");
+    MPI_Finalize();
+    return 0;
+}
