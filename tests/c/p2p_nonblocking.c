@@ -75,19 +75,19 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD); /* both receives are posted everywhere: Irsend is legal */
     check_mpi(MPI_Ibsend(sendbuf, maxn, MPI_INT, right, 7, MPI_COMM_WORLD, &reqs[2]));
     check_mpi(MPI_Irsend(sendbuf + maxn, 33, MPI_INT, right, 8, MPI_COMM_WORLD, &reqs[3]));
-    int completed = 0, rounds = 0;
+    int completed = 0, seen_tag[2] = {-1, -1}, seen_count[2] = {-1, -1};
     while (completed < 4) {
         int outcount, indices[4];
         check_mpi(MPI_Waitsome(4, reqs, &outcount, indices, stats));
         for (int i = 0; i < outcount; i++)
-            if (indices[i] < 2) {
-                int count;
-                MPI_Get_count(&stats[i], MPI_INT, &count);
-                tlog("waitsome: request %d tag %d count %d", indices[i], stats[i].MPI_TAG, count);
+            if (indices[i] < 2) { /* completion order varies: log in request order below */
+                seen_tag[indices[i]] = stats[i].MPI_TAG;
+                MPI_Get_count(&stats[i], MPI_INT, &seen_count[indices[i]]);
             }
         completed += outcount;
-        rounds++;
     }
+    for (int i = 0; i < 2; i++)
+        tlog("waitsome: request %d tag %d count %d", i, seen_tag[i], seen_count[i]);
     MPI_Buffer_detach(&attached, &bufsize);
     free(attached);
 
