@@ -14,13 +14,13 @@ import sys
 
 
 def main(library: str, exports: str) -> int:
-    listed = {
-        line.strip()
-        for line in open(exports)
-        if line.strip() and not line.startswith("#")
-    }
+    with open(exports) as listing:
+        listed = {line.strip() for line in listing if line.strip() and not line.startswith("#")}
     out = subprocess.run(
-        ["nm", "-D", "--defined-only", library], capture_output=True, text=True, check=True
+        ["nm", "-D", "--defined-only", library],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     exported = {fields[-1] for fields in (line.split() for line in out.splitlines()) if fields}
     errors = []
@@ -42,8 +42,10 @@ def main(library: str, exports: str) -> int:
     for error in errors:
         print(error)
     c_count = len([s for s in exported if re.fullmatch(r"MPI_[A-Z][a-z_]*\w*", s)])
-    print(f"{len(exported)} exported symbols, {c_count} C MPI entry points; "
-          f"{'FAILED' if errors else 'passed'}")
+    print(
+        f"{len(exported)} exported symbols, {c_count} C MPI entry points; "
+        f"{'FAILED' if errors else 'passed'}"
+    )
     return 1 if errors else 0
 
 

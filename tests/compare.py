@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from tandem.builds import load_build  # noqa: E402
-from tandem.launch import launch_command, launcher_environment  # noqa: E402
+from tandem.builds import load_build
+from tandem.launch import launch_command, launcher_environment
 
 TIMEOUT = 180
 
@@ -71,9 +71,7 @@ def main() -> int:
     if native.stdout != tandem.stdout:
         print("FAIL: the output differs (- without Tandem, + with Tandem)")
         sys.stdout.writelines(
-            difflib.unified_diff(
-                native.stdout.splitlines(True), tandem.stdout.splitlines(True)
-            )
+            difflib.unified_diff(native.stdout.splitlines(True), tandem.stdout.splitlines(True))
         )
         failed = True
     if "tandem" in tandem.stderr.lower():

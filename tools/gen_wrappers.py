@@ -167,11 +167,13 @@ def gen_dispatch(functions: list[Function]) -> str:
         "",
     ]
     for f, guard in c_variants(functions):
-        body = [f"static inline int tdm_dispatch_{f.short}(int lang{', ' if f.params else ''}"
-                f"{', '.join(p.decl() for p in f.params)})", "{"]
+        params = "".join(", " + p.decl() for p in f.params)
+        body = [f"static inline int tdm_dispatch_{f.short}(int lang{params})", "{"]
         call_args = args(f.params)
         if "always" in f.flags:
-            body.append(f"    return tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args});")
+            body.append(
+                f"    return tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args});"
+            )
         else:
             body += [
                 "    if (TDM_UNLIKELY(!tdm_active))",
@@ -179,7 +181,9 @@ def gen_dispatch(functions: list[Function]) -> str:
                 f'    TDM_TRACE_CALL("{f.name}", lang);',
             ]
             if "hook" in f.flags:
-                body.append(f"    return tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args});")
+                body.append(
+                    f"    return tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args});"
+                )
             else:
                 body.append(f"    return P{f.name}({call_args});")
         body += ["}", ""]
@@ -286,18 +290,24 @@ def gen_fortran_function(f: Function) -> list[str]:
                 decls.append(f"MPI_Status *c_{n} = MPI_STATUSES_IGNORE;")
                 pre.append(f"if (!tdm_f_is_statuses_ignore({n})) {{")
                 pre.append(f"    c_{n} = TDM_F_ARRAY(c_{n}_stack, {length});")
-                pre.append(f"    if (c_{n} == NULL) {{ rc = tdm_f_no_memory(\"{f.name}\"); goto done; }}")
+                pre.append(
+                    f'    if (c_{n} == NULL) {{ rc = tdm_f_no_memory("{f.name}"); goto done; }}'
+                )
                 pre.append("}")
                 outlen = length_expr(p, f, "outlen") if "outlen" in p.notes else length_expr(p, f)
                 post.append(f"if (c_{n} != MPI_STATUSES_IGNORE) {{")
                 post.append(f"    int c_{n}_n = {outlen};")
                 post.append(f"    for (int i = 0; c_{n}_n != MPI_UNDEFINED && i < c_{n}_n; i++)")
-                post.append(f"        MPI_Status_c2f(&c_{n}[i], {n} + (size_t)i * TDM_F_STATUS_SIZE);")
+                post.append(
+                    f"        MPI_Status_c2f(&c_{n}[i], {n} + (size_t)i * TDM_F_STATUS_SIZE);"
+                )
                 post.append("}")
                 cleanup.append(f"TDM_F_ARRAY_FREE(c_{n}, c_{n}_stack);")
             else:
                 decls.append(f"MPI_Status c_{n}_value;")
-                decls.append(f"MPI_Status *c_{n} = tdm_f_is_status_ignore({n}) ? MPI_STATUS_IGNORE : &c_{n}_value;")
+                decls.append(
+                    f"MPI_Status *c_{n} = tdm_f_is_status_ignore({n}) ? MPI_STATUS_IGNORE : &c_{n}_value;"
+                )
                 post.append(f"if (c_{n} != MPI_STATUS_IGNORE) MPI_Status_c2f(c_{n}, {n});")
             call.append(f"c_{n}")
         elif p.base in HANDLES:
@@ -309,10 +319,12 @@ def gen_fortran_function(f: Function) -> list[str]:
                 decls.append(f"int c_{n}_n = 0;")
                 pre.append(f"c_{n}_n = {length};")
                 pre.append(f"c_{n} = TDM_F_ARRAY(c_{n}_stack, c_{n}_n);")
-                pre.append(f"if (c_{n} == NULL) {{ rc = tdm_f_no_memory(\"{f.name}\"); goto done; }}")
+                pre.append(f'if (c_{n} == NULL) {{ rc = tdm_f_no_memory("{f.name}"); goto done; }}')
                 pre.append(f"for (int i = 0; i < c_{n}_n; i++) c_{n}[i] = MPI_{kind}_f2c({n}[i]);")
                 if "const" not in p.ctype:
-                    post.append(f"for (int i = 0; i < c_{n}_n; i++) {n}[i] = MPI_{kind}_c2f(c_{n}[i]);")
+                    post.append(
+                        f"for (int i = 0; i < c_{n}_n; i++) {n}[i] = MPI_{kind}_c2f(c_{n}[i]);"
+                    )
                 cleanup.append(f"TDM_F_ARRAY_FREE(c_{n}, c_{n}_stack);")
                 call.append(f"c_{n}")
             elif p.pointer:
@@ -333,7 +345,9 @@ def gen_fortran_function(f: Function) -> list[str]:
                 call.append(f"(int *){n}")
                 if "indices" in p.notes:
                     count = p.notes["indices"]
-                    post.append(f"for (int i = 0; *{count} != MPI_UNDEFINED && i < *{count}; i++) {n}[i] += 1;")
+                    post.append(
+                        f"for (int i = 0; *{count} != MPI_UNDEFINED && i < *{count}; i++) {n}[i] += 1;"
+                    )
             elif p.pointer:
                 if "logical" in p.notes:
                     decls.append(f"int c_{n} = 0;")
@@ -355,7 +369,9 @@ def gen_fortran_function(f: Function) -> list[str]:
     body.append("    int rc = MPI_SUCCESS;")
     body += [f"    {d}" for d in decls]
     body += [f"    {line}" for line in pre]
-    body.append(f"    rc = tdm_dispatch_{f.short}(TDM_LANG_FORTRAN{', ' if call else ''}{', '.join(call)});")
+    body.append(
+        f"    rc = tdm_dispatch_{f.short}(TDM_LANG_FORTRAN{', ' if call else ''}{', '.join(call)});"
+    )
     body += [f"    {line}" for line in post]
     if any("goto done" in line for line in pre):
         body.append("done:")
@@ -418,7 +434,10 @@ def main(argv: list[str]) -> int:
                 path.write_text(text)
     if check and stale:
         for p in stale:
-            print(f"gen_wrappers: {p} is out of date; run tools/gen_wrappers.py", file=sys.stderr)
+            print(
+                f"gen_wrappers: {p} is out of date; run tools/gen_wrappers.py",
+                file=sys.stderr,
+            )
         return 1
     return 0
 

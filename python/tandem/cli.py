@@ -1,8 +1,8 @@
 """tandem: run MPI programs with Tandem preloaded.
 
-  tandem run [-n N] [--mpi openmpi|mpich] [-e NAME=VALUE] [--] ./app args
-  tandem exec ./app args          (under a launcher: mpirun -n 4 tandem exec ./app)
-  tandem info
+tandem run [-n N] [--mpi openmpi|mpich] [-e NAME=VALUE] [--] ./app args
+tandem exec ./app args          (under a launcher: mpirun -n 4 tandem exec ./app)
+tandem info
 """
 
 from __future__ import annotations
@@ -116,11 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-n", "--nprocs", type=int, default=1, help="number of ranks (default 1)")
     run.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
     run.add_argument(
-        "-e", "--env", action="append", default=[], metavar="NAME=VALUE",
+        "-e",
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
         help="set a variable on every rank (e.g. -e TANDEM_VERBOSE=1)",
     )
     run.add_argument(
-        "--launcher-arg", action="append", default=[], metavar="ARG",
+        "--launcher-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
         help="pass ARG to the launcher (repeat for several)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")

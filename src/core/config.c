@@ -17,7 +17,7 @@
 #define PREFIX "TANDEM_"
 
 const tdm_config_spec tdm_config_table[TDM_CFG_COUNT] = {
-#define TDM_CONFIG(id, name, type, def, min, max, choices, desc)                                 \
+#define TDM_CONFIG(id, name, type, def, min, max, choices, desc) \
     {name, TDM_CONFIG_##type, def, min, max, choices, desc},
 #include "core/config_table.h"
 #undef TDM_CONFIG
@@ -117,9 +117,7 @@ void tdm_config_accepted(const tdm_config_spec *spec, char *buf, size_t size)
 {
     char lo[32], hi[32];
     switch (spec->type) {
-    case TDM_CONFIG_BOOL:
-        snprintf(buf, size, "1/true/yes/on or 0/false/no/off");
-        break;
+    case TDM_CONFIG_BOOL: snprintf(buf, size, "1/true/yes/on or 0/false/no/off"); break;
     case TDM_CONFIG_INT:
         snprintf(buf, size, "an integer from %lld to %lld", spec->min, spec->max);
         break;
@@ -139,9 +137,7 @@ void tdm_config_accepted(const tdm_config_spec *spec, char *buf, size_t size)
         }
         break;
     }
-    case TDM_CONFIG_STRING:
-        snprintf(buf, size, "any text");
-        break;
+    case TDM_CONFIG_STRING: snprintf(buf, size, "any text"); break;
     }
 }
 
@@ -150,18 +146,10 @@ void tdm_config_format(const tdm_config_spec *spec, const tdm_config_value *valu
 {
     switch (spec->type) {
     case TDM_CONFIG_BOOL:
-    case TDM_CONFIG_INT:
-        snprintf(buf, size, "%lld", value->number);
-        break;
-    case TDM_CONFIG_SIZE:
-        format_size(value->number, buf, size);
-        break;
-    case TDM_CONFIG_ENUM:
-        choice_name(spec->choices, value->number, buf, size);
-        break;
-    case TDM_CONFIG_STRING:
-        snprintf(buf, size, "%s", value->text ? value->text : "");
-        break;
+    case TDM_CONFIG_INT: snprintf(buf, size, "%lld", value->number); break;
+    case TDM_CONFIG_SIZE: format_size(value->number, buf, size); break;
+    case TDM_CONFIG_ENUM: choice_name(spec->choices, value->number, buf, size); break;
+    case TDM_CONFIG_STRING: snprintf(buf, size, "%s", value->text ? value->text : ""); break;
     }
 }
 
@@ -191,9 +179,7 @@ static int parse_value(const tdm_config_spec *spec, const char *text, tdm_config
             return -1;
         out->number = v;
         return 0;
-    case TDM_CONFIG_STRING:
-        out->text = text;
-        return 0;
+    case TDM_CONFIG_STRING: out->text = text; return 0;
     }
     return -1;
 }

@@ -16,7 +16,7 @@ typedef enum {
 } tdm_config_type;
 
 typedef struct {
-    const char *name;         /* environment variable, "TANDEM_..." */
+    const char *name; /* environment variable, "TANDEM_..." */
     tdm_config_type type;
     const char *default_text; /* the default, written as a user would */
     long long min, max;       /* accepted range of INT and SIZE */

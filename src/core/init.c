@@ -71,8 +71,8 @@ static int start(int *argc, char ***argv, int required, int *provided)
     disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
 
     if (disabled) {
-        rc = required < 0 ? PMPI_Init(argc, argv)
-                          : PMPI_Init_thread(argc, argv, required, &granted);
+        rc =
+            required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, &granted);
         if (rc == MPI_SUCCESS && required < 0)
             rc = PMPI_Query_thread(&granted);
         if (rc == MPI_SUCCESS && provided)
@@ -80,8 +80,8 @@ static int start(int *argc, char ***argv, int required, int *provided)
     } else {
         rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &granted);
         tandem_chose_level = 1;
-        app_thread_level = required < 0 ? MPI_THREAD_SINGLE
-                                        : (required < granted ? required : granted);
+        app_thread_level =
+            required < 0 ? MPI_THREAD_SINGLE : (required < granted ? required : granted);
         if (rc == MPI_SUCCESS && provided)
             *provided = app_thread_level;
     }

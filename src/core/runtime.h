@@ -25,10 +25,10 @@ extern int tdm_trace_on;
 /* Print one trace line for an intercepted call (any thread). */
 void tdm_trace_call(const char *function, int lang);
 
-#define TDM_TRACE_CALL(function, lang)                                         \
-    do {                                                                       \
-        if (TDM_UNLIKELY(tdm_trace_on))                                        \
-            tdm_trace_call(function, lang);                                    \
+#define TDM_TRACE_CALL(function, lang)      \
+    do {                                    \
+        if (TDM_UNLIKELY(tdm_trace_on))     \
+            tdm_trace_call(function, lang); \
     } while (0)
 
 /* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
@@ -36,11 +36,11 @@ extern int tdm_world_rank;
 
 /* Call a PMPI function and jump to 'fn_exit' with its code on failure; the
    single-exit-label convention of every function that makes several calls. */
-#define TDM_CALL_MPI(rc, call)                                                 \
-    do {                                                                       \
-        (rc) = (call);                                                         \
-        if (TDM_UNLIKELY((rc) != MPI_SUCCESS))                                 \
-            goto fn_exit;                                                      \
+#define TDM_CALL_MPI(rc, call)                 \
+    do {                                       \
+        (rc) = (call);                         \
+        if (TDM_UNLIKELY((rc) != MPI_SUCCESS)) \
+            goto fn_exit;                      \
     } while (0)
 
 #endif

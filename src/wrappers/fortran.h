@@ -24,14 +24,13 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int),
    the stack; longer ones are allocated for the call. */
 #define TDM_F_STACK_ITEMS 16
 
-#define TDM_F_ARRAY(stack, n)                                                  \
+#define TDM_F_ARRAY(stack, n) \
     ((n) <= TDM_F_STACK_ITEMS ? (stack) : malloc(sizeof(*(stack)) * (size_t)(n)))
 
-#define TDM_F_ARRAY_FREE(array, stack)                                         \
-    do {                                                                       \
-        if ((void *)(array) != (void *)(stack) &&                              \
-            (void *)(array) != (void *)MPI_STATUSES_IGNORE)                    \
-            free(array);                                                       \
+#define TDM_F_ARRAY_FREE(array, stack)                                                            \
+    do {                                                                                          \
+        if ((void *)(array) != (void *)(stack) && (void *)(array) != (void *)MPI_STATUSES_IGNORE) \
+            free(array);                                                                          \
     } while (0)
 
 /* A Fortran buffer address as C expects it: the Fortran MPI_BOTTOM and

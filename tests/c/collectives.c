@@ -98,19 +98,17 @@ static void run(MPI_Comm comm, const char *name)
     check_mpi(MPI_Ibarrier(comm, &q[0]));
     check_mpi(MPI_Ibcast(rb[1], N, MPI_INT, root, comm, &q[1]));
     check_mpi(MPI_Igather(s, N, MPI_INT, rb[2], N, MPI_INT, root, comm, &q[2]));
-    check_mpi(MPI_Igatherv(s, counts[rank], MPI_INT, rb[3], counts, displs, MPI_INT, root, comm,
-                           &q[3]));
+    check_mpi(
+        MPI_Igatherv(s, counts[rank], MPI_INT, rb[3], counts, displs, MPI_INT, root, comm, &q[3]));
     check_mpi(MPI_Iscatter(s, N, MPI_INT, rb[4], N, MPI_INT, root, comm, &q[4]));
-    check_mpi(MPI_Iscatterv(s, counts, displs, MPI_INT, rb[5], counts[rank], MPI_INT, root, comm,
-                            &q[5]));
+    check_mpi(
+        MPI_Iscatterv(s, counts, displs, MPI_INT, rb[5], counts[rank], MPI_INT, root, comm, &q[5]));
     check_mpi(MPI_Iallgather(s, N, MPI_INT, rb[6], N, MPI_INT, comm, &q[6]));
-    check_mpi(MPI_Iallgatherv(s, counts[rank], MPI_INT, rb[7], counts, displs, MPI_INT, comm,
-                              &q[7]));
+    check_mpi(
+        MPI_Iallgatherv(s, counts[rank], MPI_INT, rb[7], counts, displs, MPI_INT, comm, &q[7]));
     check_mpi(MPI_Ialltoall(s, N, MPI_INT, rb[8], N, MPI_INT, comm, &q[8]));
-    check_mpi(MPI_Ialltoallv(s, sym, displs, MPI_INT, rb[9], sym, displs, MPI_INT, comm,
-                             &q[9]));
-    check_mpi(MPI_Ialltoallw(s, sym, wdispls, types, rb[10], sym, wdispls, types, comm,
-                             &q[10]));
+    check_mpi(MPI_Ialltoallv(s, sym, displs, MPI_INT, rb[9], sym, displs, MPI_INT, comm, &q[9]));
+    check_mpi(MPI_Ialltoallw(s, sym, wdispls, types, rb[10], sym, wdispls, types, comm, &q[10]));
     check_mpi(MPI_Ireduce(s, rb[11], N, MPI_INT, MPI_SUM, root, comm, &q[11]));
     check_mpi(MPI_Iallreduce(s, rb[12], N, MPI_INT, MPI_MIN, comm, &q[12]));
     check_mpi(MPI_Ireduce_scatter(s, rb[13], counts, MPI_INT, MPI_SUM, comm, &q[13]));

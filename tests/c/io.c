@@ -19,14 +19,14 @@ int main(int argc, char **argv)
     MPI_Offset mine = (MPI_Offset)rank * N * (MPI_Offset)sizeof(int);
     MPI_Offset block = (MPI_Offset)size * N * (MPI_Offset)sizeof(int);
 
-    check_mpi(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                            MPI_INFO_NULL, &fh));
+    check_mpi(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     check_mpi(MPI_File_set_size(fh, 0));
-#define DONE(what, buf)                                                                            \
-    do {                                                                                           \
-        check_mpi(MPI_Wait(&r, &st));                                                              \
-        MPI_Get_count(&st, MPI_INT, &count);                                                       \
-        tlog("%s: count %d sum %lu", what, count, tsum(buf, sizeof(int) * (size_t)count));         \
+#define DONE(what, buf)                                                                    \
+    do {                                                                                   \
+        check_mpi(MPI_Wait(&r, &st));                                                      \
+        MPI_Get_count(&st, MPI_INT, &count);                                               \
+        tlog("%s: count %d sum %lu", what, count, tsum(buf, sizeof(int) * (size_t)count)); \
     } while (0)
 
     check_mpi(MPI_File_iwrite_at(fh, mine, out, N, MPI_INT, &r));

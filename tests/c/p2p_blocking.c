@@ -53,8 +53,8 @@ int main(int argc, char **argv)
     check_mpi(MPI_Probe(left, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
     MPI_Get_count(&st, MPI_INT, &count);
     tlog("probe: tag %d count %d", st.MPI_TAG, count);
-    check_mpi(MPI_Recv(b, count, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE));
+    check_mpi(
+        MPI_Recv(b, count, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     check_mpi(MPI_Wait(&r, MPI_STATUS_IGNORE));
     check_mpi(MPI_Isend(a, 0, MPI_INT, right, 21, MPI_COMM_WORLD, &r));
     MPI_Message msg;

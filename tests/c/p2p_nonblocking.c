@@ -27,8 +27,7 @@ int main(int argc, char **argv)
     /* Isend / Irecv of every size, completed with Waitall. */
     for (int k = 0; k < NSIZES; k++) {
         fill(sendbuf + k * maxn, sizes[k], rank * 100 + k);
-        check_mpi(MPI_Irecv(recvbuf + k * maxn, maxn, MPI_INT, left, k, MPI_COMM_WORLD,
-                            &reqs[k]));
+        check_mpi(MPI_Irecv(recvbuf + k * maxn, maxn, MPI_INT, left, k, MPI_COMM_WORLD, &reqs[k]));
         check_mpi(MPI_Isend(sendbuf + k * maxn, sizes[k], MPI_INT, right, k, MPI_COMM_WORLD,
                             &reqs[NSIZES + k]));
     }
@@ -47,8 +46,8 @@ int main(int argc, char **argv)
                             MPI_COMM_WORLD, &reqs[k]));
     }
     for (int k = 0; k < NSIZES; k++)
-        check_mpi(MPI_Issend(sendbuf + k * maxn, sizes[k], MPI_INT, right, 100 + k,
-                             MPI_COMM_WORLD, &reqs[NSIZES + k]));
+        check_mpi(MPI_Issend(sendbuf + k * maxn, sizes[k], MPI_INT, right, 100 + k, MPI_COMM_WORLD,
+                             &reqs[NSIZES + k]));
     unsigned long anysum = 0;
     for (int done = 0; done < 2 * NSIZES; done++) {
         int index;

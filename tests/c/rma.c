@@ -28,8 +28,8 @@ int main(int argc, char **argv)
     /* Win_create + fence: Put, Get, Accumulate. */
     long *mem = calloc(N, sizeof(long));
     MPI_Win win;
-    check_mpi(MPI_Win_create(mem, N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                             &win));
+    check_mpi(
+        MPI_Win_create(mem, N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     check_mpi(MPI_Win_fence(0, win));
     check_mpi(MPI_Put(src, N / 2, MPI_LONG, right, 0, N / 2, MPI_LONG, win));
     check_mpi(MPI_Accumulate(src, N / 2, MPI_LONG, right, N / 2, N / 2, MPI_LONG, MPI_SUM, win));
@@ -42,8 +42,8 @@ int main(int argc, char **argv)
 
     /* Win_allocate + passive target: lock, Rput/Rget, Fetch_and_op, Compare_and_swap. */
     long *base = NULL;
-    check_mpi(MPI_Win_allocate(N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &base, &win));
+    check_mpi(MPI_Win_allocate(N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                               &win));
     check_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
     for (int i = 0; i < N; i++)
         base[i] = 0;
@@ -77,22 +77,21 @@ int main(int argc, char **argv)
     check_mpi(MPI_Raccumulate(&one, 1, MPI_LONG, 0, 2, 1, MPI_LONG, MPI_SUM, win, &rq[0]));
     check_mpi(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
     long acc = -1;
-    check_mpi(MPI_Rget_accumulate(&one, 1, MPI_LONG, &acc, 1, MPI_LONG, 0, 3, 1, MPI_LONG,
-                                  MPI_SUM, win, &rq[1]));
+    check_mpi(MPI_Rget_accumulate(&one, 1, MPI_LONG, &acc, 1, MPI_LONG, 0, 3, 1, MPI_LONG, MPI_SUM,
+                                  win, &rq[1]));
     check_mpi(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
-    check_mpi(MPI_Get_accumulate(&one, 1, MPI_LONG, &acc, 1, MPI_LONG, 0, 4, 1, MPI_LONG,
-                                 MPI_SUM, win));
+    check_mpi(
+        MPI_Get_accumulate(&one, 1, MPI_LONG, &acc, 1, MPI_LONG, 0, 4, 1, MPI_LONG, MPI_SUM, win));
     check_mpi(MPI_Win_flush_local_all(win));
     check_mpi(MPI_Win_sync(win));
     check_mpi(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
-    long expect = (size - 1) * 10000L; /* rank 0's window holds the last rank's src */
+    long expect = (size - 1) * 10000L;           /* rank 0's window holds the last rank's src */
     check(old >= expect && old < expect + size); /* some order of the size increments */
-    check(swapped == expect + 1);                 /* the comparison failed: value kept */
+    check(swapped == expect + 1);                /* the comparison failed: value kept */
     if (rank == 0) {
         check_mpi(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-        tlog("atomics at rank 0: %ld %ld %ld %ld %ld", base[0], base[1], base[2], base[3],
-             base[4]);
+        tlog("atomics at rank 0: %ld %ld %ld %ld %ld", base[0], base[1], base[2], base[3], base[4]);
         check_mpi(MPI_Win_unlock(0, win));
     }
     check_mpi(MPI_Win_free(&win));
@@ -101,8 +100,8 @@ int main(int argc, char **argv)
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     long *shared = NULL;
-    check_mpi(MPI_Win_allocate_shared(sizeof(long) * N, sizeof(long), MPI_INFO_NULL, node,
-                                      &shared, &win));
+    check_mpi(MPI_Win_allocate_shared(sizeof(long) * N, sizeof(long), MPI_INFO_NULL, node, &shared,
+                                      &win));
     MPI_Group world_group;
     MPI_Comm_group(node, &world_group);
     check_mpi(MPI_Win_post(world_group, 0, win));
@@ -126,8 +125,8 @@ int main(int argc, char **argv)
     MPI_Win_attach(win, region, N * sizeof(long));
     MPI_Aint address, target;
     MPI_Get_address(region, &address);
-    MPI_Sendrecv(&address, 1, MPI_AINT, (rank + size - 1) % size, 0, &target, 1, MPI_AINT, right,
-                 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&address, 1, MPI_AINT, (rank + size - 1) % size, 0, &target, 1, MPI_AINT, right, 0,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     check_mpi(MPI_Win_fence(0, win));
     check_mpi(MPI_Put(src, N, MPI_LONG, right, target, N, MPI_LONG, win));
     check_mpi(MPI_Win_fence(0, win));

@@ -31,21 +31,21 @@ static void tlog(const char *fmt, ...)
     }
 }
 
-#define check(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            tlog("FAILED %s:%d: %s", __FILE__, __LINE__, #cond);                                   \
-            tlog_failures++;                                                                       \
-        }                                                                                          \
+#define check(cond)                                              \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            tlog("FAILED %s:%d: %s", __FILE__, __LINE__, #cond); \
+            tlog_failures++;                                     \
+        }                                                        \
     } while (0)
 
-#define check_mpi(call)                                                                            \
-    do {                                                                                           \
-        int check_rc_ = (call);                                                                    \
-        if (check_rc_ != MPI_SUCCESS) {                                                            \
-            tlog("FAILED %s:%d: %s returned %d", __FILE__, __LINE__, #call, check_rc_);            \
-            tlog_failures++;                                                                       \
-        }                                                                                          \
+#define check_mpi(call)                                                                 \
+    do {                                                                                \
+        int check_rc_ = (call);                                                         \
+        if (check_rc_ != MPI_SUCCESS) {                                                 \
+            tlog("FAILED %s:%d: %s returned %d", __FILE__, __LINE__, #call, check_rc_); \
+            tlog_failures++;                                                            \
+        }                                                                               \
     } while (0)
 
 /* A simple checksum of a buffer, to print instead of the data. */

@@ -9,12 +9,12 @@ static int failures;
 static char warnings[16][512];
 static int nwarnings;
 
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAILED line %d: %s\n", __LINE__, #cond);                                       \
-            failures++;                                                                            \
-        }                                                                                          \
+#define EXPECT(cond)                                         \
+    do {                                                     \
+        if (!(cond)) {                                       \
+            printf("FAILED line %d: %s\n", __LINE__, #cond); \
+            failures++;                                      \
+        }                                                    \
     } while (0)
 
 static void collect(void *context, const char *message)
@@ -60,8 +60,8 @@ int main(void)
     EXPECT(!v[FLAG].from_env);
 
     /* Good values of every type. */
-    char *good[] = {"TANDEM_FLAG=yes", "TANDEM_LEVEL=10", "TANDEM_LIMIT=2M", "TANDEM_MODE=OFF",
-                    "TANDEM_PATH=/tmp/x", NULL};
+    char *good[] = {"TANDEM_FLAG=yes", "TANDEM_LEVEL=10",    "TANDEM_LIMIT=2M",
+                    "TANDEM_MODE=OFF", "TANDEM_PATH=/tmp/x", NULL};
     EXPECT(parse(good, v) == 0);
     EXPECT(v[FLAG].number == 1 && v[FLAG].from_env);
     EXPECT(v[LEVEL].number == 10);
@@ -76,8 +76,8 @@ int main(void)
     EXPECT(parse(sizes, v) == 0 && v[LIMIT].number == 65536 && v[FLAG].number == 0);
 
     /* Bad values keep the default and name the variable, value and accepted range. */
-    char *bad[] = {"TANDEM_FLAG=maybe", "TANDEM_LEVEL=11", "TANDEM_LIMIT=12q", "TANDEM_MODE=fast",
-                   "TANDEM_LEVEL=", NULL};
+    char *bad[] = {"TANDEM_FLAG=maybe", "TANDEM_LEVEL=11", "TANDEM_LIMIT=12q",
+                   "TANDEM_MODE=fast",  "TANDEM_LEVEL=",   NULL};
     EXPECT(parse(bad, v) == 5);
     EXPECT(v[FLAG].number == 0 && v[LEVEL].number == 3 && v[LIMIT].number == 65536);
     EXPECT(v[MODE].number == 1);
@@ -99,8 +99,7 @@ int main(void)
                   "listed in docs/ENVIRONMENT.md"));
 
     /* Tandem's own table: every default parses and formats back. */
-    EXPECT(tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, none, tdm_config, collect, NULL) ==
-           0);
+    EXPECT(tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, none, tdm_config, collect, NULL) == 0);
     for (int i = 0; i < TDM_CFG_COUNT; i++) {
         tdm_config_format(&tdm_config_table[i], &tdm_config[i], buf, sizeof buf);
         EXPECT(strcmp(buf, tdm_config_table[i].default_text) == 0);

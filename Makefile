@@ -1,0 +1,88 @@
+# Tandem's two set-up commands:
+#   make demo   install what is missing, build for Open MPI and MPICH, show the overlap
+#   make test   the same set-up, then the whole test suite
+#
+# Other targets: make build | check | format | bench-demo | clean
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python3
+JOBS ?= 2
+BUILDS := openmpi mpich
+CMAKE_FLAGS_openmpi := -DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=mpif90.openmpi \
+	-DMPIEXEC_EXECUTABLE=$$(command -v mpirun.openmpi)
+CMAKE_FLAGS_mpich := -DMPI_C_COMPILER=mpicc.mpich -DMPI_Fortran_COMPILER=mpif90.mpich \
+	-DMPIEXEC_EXECUTABLE=$$(command -v mpiexec.mpich)
+SANITIZE := address,undefined
+C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
+CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
+
+.PHONY: all deps venv build demo test check generated-check envdoc-check format-check lint \
+	ctest asan asan-openmpi asan-mpich pytest format clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+$(VPY): python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e python/ pytest ruff
+	@touch $(VPY)
+
+venv: deps $(VPY)
+
+build: deps venv $(addprefix build/,$(addsuffix /libtandem.so,$(BUILDS)))
+	@for b in $(BUILDS); do cmake --build build/$$b -j $(JOBS) >/dev/null || exit 1; done
+	@echo "built: $(addprefix build/,$(addsuffix /libtandem.so,$(BUILDS)))"
+
+build/%/libtandem.so:
+	cmake -S . -B build/$* -DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_$*) >/dev/null
+	cmake --build build/$* -j $(JOBS) >/dev/null
+
+demo: build
+	$(VPY) bench/demo.py
+
+test: build check ctest asan pytest
+	@echo "make test: all passed"
+
+# Generated files and the formatting are current.
+check: generated-check envdoc-check format-check lint
+
+generated-check: venv
+	$(VPY) tools/gen_wrappers.py --check
+
+envdoc-check: build
+	build/openmpi/tandem-envdoc | diff -u docs/ENVIRONMENT.md - \
+		|| { echo "docs/ENVIRONMENT.md is stale: run build/openmpi/tandem-envdoc > docs/ENVIRONMENT.md"; exit 1; }
+
+format-check: deps
+	clang-format --dry-run --Werror $(C_SOURCES)
+
+lint: venv
+	$(VENV)/bin/ruff check python tests bench tools
+	$(VENV)/bin/ruff format --check python tests bench tools
+
+ctest: build
+	@for b in $(BUILDS); do echo "== ctest $$b"; (cd build/$$b && $(CTEST)) || exit 1; done
+
+# The library and the C tests with AddressSanitizer and UBSan (no Fortran).
+asan: $(addprefix asan-,$(BUILDS))
+
+asan-%: build
+	cmake -S . -B build/asan-$* -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=$(SANITIZE) \
+		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_$*) >/dev/null
+	cmake --build build/asan-$* -j $(JOBS) >/dev/null
+	@echo "== ctest asan-$*"
+	cd build/asan-$* && $(CTEST)
+
+pytest: build
+	$(VPY) -m pytest -q tests/python
+
+format:
+	clang-format -i $(C_SOURCES)
+	$(VENV)/bin/ruff format python tests bench tools
+
+clean:
+	rm -rf build

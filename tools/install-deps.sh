@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install what Tandem needs on Debian/Ubuntu: both MPIs, compilers, CMake,
+# Python's venv, clang-format. As root it runs apt-get; otherwise it lists the
+# missing packages and stops.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have mpicc.openmpi || need+=(openmpi-bin libopenmpi-dev)
+have mpicc.mpich || need+=(mpich libmpich-dev)
+have gfortran || need+=(gfortran)
+have cmake || need+=(cmake)
+have make || need+=(make)
+have nm || need+=(binutils)
+have pkg-config || need+=(pkg-config)
+have clang-format || need+=(clang-format)
+have python3 || need+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+
+if [ ${#need[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "tandem: missing packages; install them with:" >&2
+    echo "  sudo apt-get install ${need[*]}" >&2
+    exit 1
+fi
+echo "tandem: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
