@@ -1,0 +1,78 @@
+"""Fixtures: the builds made by `make build` and helpers to run their programs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+from tandem.builds import Build, default_build_root, load_builds  # noqa: E402
+from tandem.launch import launch_command, launcher_environment  # noqa: E402
+
+BUILDS = [b for b in load_builds(default_build_root()) if not b.sanitize]
+FAMILIES = {"Open MPI": "openmpi", "MPICH": "mpich"}
+
+
+def build_for(option: str) -> Build:
+    for build in BUILDS:
+        if FAMILIES.get(build.family) == option:
+            return build
+    raise AssertionError(f"no {option} build in {default_build_root()}: run `make build` first")
+
+
+@pytest.fixture(params=["openmpi", "mpich"])
+def build(request) -> Build:
+    return build_for(request.param)
+
+
+def tandem_cli(*args: str, env: dict[str, str] | None = None, timeout: int = 120):
+    """Run the tandem command; returns the CompletedProcess."""
+    full_env = dict(os.environ)
+    full_env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    full_env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "tandem.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def launch(
+    build: Build,
+    nprocs: int,
+    program: list[str],
+    env: dict[str, str] | None = None,
+    with_tandem: bool = True,
+    extra_preload: str | None = None,
+):
+    """Run a program under the build's launcher; returns the CompletedProcess."""
+    rank_env = dict(env or {})
+    if extra_preload:
+        rank_env["LD_PRELOAD"] = extra_preload
+    command = launch_command(build, nprocs, program, with_tandem, rank_env)
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=launcher_environment(build),
+        timeout=120,
+        cwd="/tmp",
+        check=False,
+    )
+
+
+def program_path(build: Build, name: str) -> str:
+    path = build.directory / "tests" / name
+    assert path.exists(), f"{path} is missing: run `make build`"
+    return str(path)

@@ -1,0 +1,130 @@
+"""The tandem command: run, exec, info, and its error cases."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from conftest import ROOT, build_for, program_path, tandem_cli
+from tandem.launch import launcher_environment
+
+
+def test_info_lists_both_builds_with_version_and_thread_level():
+    result = tandem_cli("info")
+    assert result.returncode == 0, result.stderr
+    assert "MPI family: Open MPI" in result.stdout
+    assert "MPI family: MPICH" in result.stdout
+    assert "MPI version: Open MPI v4" in result.stdout
+    assert "MPI version: MPICH Version:" in result.stdout
+    assert result.stdout.count("thread level granted: MPI_THREAD_MULTIPLE") == 2
+
+
+def test_info_without_builds_says_how_to_build(tmp_path):
+    result = tandem_cli("--builds", str(tmp_path), "info")
+    assert result.returncode == 1
+    assert "run `make`" in result.stdout
+
+
+def test_run_picks_the_build_of_the_program_and_preloads_it(build):
+    program = program_path(build, "test_init_thread")
+    result = tandem_cli("run", "-n", "2", "-e", "TANDEM_VERBOSE=1", "--", program, "funneled")
+    assert result.returncode == 0, result.stderr
+    assert "provided funneled" in result.stdout
+    assert "query_thread funneled" in result.stdout
+    assert f"built for {build.family}" in result.stderr
+    assert "MPI granted MPI_THREAD_MULTIPLE; active" in result.stderr
+
+
+def test_run_no_tandem_loads_nothing(build):
+    program = program_path(build, "test_init_thread")
+    result = tandem_cli("run", "-n", "2", "--no-tandem", "-e", "TANDEM_VERBOSE=1", program)
+    assert result.returncode == 0, result.stderr
+    assert "tandem" not in result.stderr.lower()
+
+
+def test_run_dry_run_passes_variables_to_the_ranks_only(build):
+    program = program_path(build, "test_init_thread")
+    result = tandem_cli("run", "-n", "3", "--dry-run", "-e", "TANDEM_TRACE=1", program)
+    assert result.returncode == 0
+    words = result.stdout.split()
+    assert words[0] == build.launcher
+    assert "3" in words
+    if build.family == "Open MPI":
+        assert f"LD_PRELOAD={build.library}" in words
+        assert "TANDEM_TRACE=1" in words
+    else:
+        assert words[words.index("LD_PRELOAD") + 1] == str(build.library)
+        assert words[words.index("TANDEM_TRACE") + 1] == "1"
+
+
+def test_exec_under_the_users_launcher(build):
+    program = program_path(build, "test_init_thread")
+    tandem = str(ROOT / ".venv" / "bin" / "tandem")
+    env = launcher_environment(build)
+    env["TANDEM_VERBOSE"] = "2"
+    extra = ["--oversubscribe"] if build.family == "Open MPI" else []
+    result = subprocess.run(
+        [build.launcher, *extra, "-n", "2", tandem, "exec", program, "serialized"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "provided serialized" in result.stdout
+    assert result.stderr.count("MPI granted MPI_THREAD_MULTIPLE; active") == 2
+
+
+def test_error_program_not_found():
+    result = tandem_cli("run", "./no-such-program")
+    assert result.returncode == 2
+    assert "tandem: error: program './no-such-program' not found" in result.stderr
+
+
+def test_error_program_not_linked_with_mpi():
+    result = tandem_cli("run", "/bin/true")
+    assert result.returncode == 2
+    assert "is not linked with an MPI library" in result.stderr
+    assert "--mpi openmpi|mpich" in result.stderr
+
+
+def test_error_mpi_mismatch_between_program_and_option():
+    program = program_path(build_for("openmpi"), "test_init_thread")
+    result = tandem_cli("run", "--mpi", "mpich", program)
+    assert result.returncode == 2
+    assert "is linked with Open MPI" in result.stderr
+    assert "--mpi mpich was asked for" in result.stderr
+
+
+def test_error_library_not_built(tmp_path):
+    program = program_path(build_for("mpich"), "test_init_thread")
+    result = tandem_cli("--builds", str(tmp_path), "run", program)
+    assert result.returncode == 2
+    assert "no libtandem is built for the MPI" in result.stderr
+    assert "run `make`" in result.stderr
+
+
+def test_error_bad_process_count():
+    program = program_path(build_for("mpich"), "test_init_thread")
+    result = tandem_cli("run", "-n", "0", program)
+    assert result.returncode == 2
+    assert "at least 1" in result.stderr
+
+
+def test_error_bad_env_pair():
+    program = program_path(build_for("mpich"), "test_init_thread")
+    result = tandem_cli("run", "-e", "NOVALUE", program)
+    assert result.returncode == 2
+    assert "expected NAME=VALUE" in result.stderr
+
+
+def test_interpreter_with_explicit_mpi(tmp_path):
+    """An interpreter (no MPI in ldd) runs once --mpi names the MPI."""
+    script = tmp_path / "hello.sh"
+    script.write_text('#!/bin/sh\necho "preloaded: $LD_PRELOAD"\n')
+    script.chmod(0o755)
+    result = tandem_cli("run", "--mpi", "mpich", "-n", "1", str(script))
+    assert result.returncode == 0, result.stderr
+    assert str(build_for("mpich").library) in result.stdout
+    assert os.path.basename(str(build_for("mpich").library)) == "libtandem.so"

@@ -1,0 +1,139 @@
+"""The library's behaviour at start-up: configuration warnings, verbose output,
+pass-through modes, a wrong build, programs without MPI, linking by pkg-config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import ROOT, build_for, launch, program_path
+
+
+def test_bad_value_warns_with_variable_value_and_accepted_values(build):
+    program = program_path(build, "test_init_thread")
+    result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "loud"})
+    assert result.returncode == 0, result.stderr
+    assert (
+        "tandem[0]: warning: TANDEM_VERBOSE=loud is not valid: "
+        "expected an integer from 0 to 2; using the default 0"
+    ) in result.stderr
+    assert "tandem[1]" not in result.stderr  # rank 0 speaks for all
+
+
+def test_unknown_variable_suggests_the_closest_name(build):
+    program = program_path(build, "test_init_thread")
+    result = launch(build, 1, [program], env={"TANDEM_VERBSE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "unknown variable TANDEM_VERBSE; did you mean TANDEM_VERBOSE?" in result.stderr
+
+
+def test_verbose_prints_the_effective_configuration_on_rank_0(build):
+    program = program_path(build, "test_init_thread")
+    result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "TANDEM_TRACE": "no"})
+    assert result.returncode == 0, result.stderr
+    assert f"tandem[0]: Tandem 0.1.0 built for {build.family}" in result.stderr
+    assert "tandem[0]:   TANDEM_VERBOSE=1\n" in result.stderr
+    assert "tandem[0]:   TANDEM_TRACE=0\n" in result.stderr  # set, so not "(default)"
+    assert "tandem[0]:   TANDEM_DISABLE=0 (default)" in result.stderr
+    assert "tandem[1]" not in result.stderr
+
+
+def test_disable_passes_every_call_through(build):
+    program = program_path(build, "test_p2p_nonblocking")
+    traced = launch(build, 2, [program], env={"TANDEM_TRACE": "1"})
+    disabled = launch(build, 2, [program], env={"TANDEM_TRACE": "1", "TANDEM_DISABLE": "1"})
+    assert traced.returncode == 0 and disabled.returncode == 0
+    assert "trace MPI_Isend (C)" in traced.stderr
+    assert "trace" not in disabled.stderr
+    assert traced.stdout == disabled.stdout
+
+
+def injected(build):
+    return str(build.directory / "tests" / "libinject_thread_level.so")
+
+
+def test_without_thread_multiple_tandem_runs_in_pass_through_mode(build):
+    """Fault injection: the MPI grants only MPI_THREAD_SERIALIZED."""
+    program = program_path(build, "test_init_thread")
+    native = launch(build, 2, [program, "multiple"], with_tandem=False)
+    result = launch(
+        build,
+        2,
+        [program, "multiple"],
+        env={"TANDEM_TRACE": "1"},
+        extra_preload=injected(build),
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "tandem[0]: warning: the MPI library granted MPI_THREAD_SERIALIZED, not "
+        "MPI_THREAD_MULTIPLE: Tandem runs in pass-through mode"
+    ) in result.stderr
+    assert result.stderr.count("pass-through mode") == 1  # one line, on rank 0
+    assert "trace MPI_" not in result.stderr  # nothing intercepted
+    assert "provided serialized" in result.stdout  # what the MPI really gave
+    assert "provided multiple" in native.stdout
+
+
+def test_without_thread_multiple_tandem_require_threads_aborts(build):
+    program = program_path(build, "test_init_thread")
+    result = launch(
+        build,
+        2,
+        [program, "single"],
+        env={"TANDEM_REQUIRE_THREADS": "1"},
+        extra_preload=injected(build),
+    )
+    assert result.returncode != 0
+    assert "TANDEM_REQUIRE_THREADS=1: aborting" in result.stderr
+    assert "== ok" not in result.stdout
+
+
+@pytest.mark.parametrize(("library", "program"), [("mpich", "openmpi"), ("openmpi", "mpich")])
+def test_wrong_build_gives_a_clear_error(library, program):
+    lib = build_for(library)
+    prog = program_path(build_for(program), "test_init_thread")
+    env = dict(os.environ, LD_PRELOAD=str(lib.library))
+    result = subprocess.run([prog], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 1
+    assert f"tandem: error: this libtandem was built for {lib.family}" in result.stderr
+    assert "use the libtandem built for that MPI" in result.stderr
+
+
+def test_program_without_mpi_is_unchanged(build):
+    program = program_path(build, "test_no_mpi")
+    plain = subprocess.run([program, "x"], capture_output=True, text=True, timeout=60)
+    env = dict(os.environ, LD_PRELOAD=str(build.library), TANDEM_VERBOSE="1")
+    loaded = subprocess.run([program, "x"], capture_output=True, text=True, env=env, timeout=60)
+    assert plain.returncode == loaded.returncode == 0
+    assert plain.stdout == loaded.stdout == "no MPI here: 1 argument(s), first x\n"
+    assert loaded.stderr == ""
+
+
+def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        ["cmake", "--install", str(build.directory), "--prefix", str(prefix)],
+        check=True,
+        capture_output=True,
+    )
+    pc_dirs = [str(p.parent) for p in prefix.rglob("tandem.pc")]
+    assert pc_dirs, "tandem.pc was not installed"
+    env = dict(os.environ, PKG_CONFIG_PATH=":".join(pc_dirs))
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "tandem"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.split()
+    compiler = "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
+    exe = tmp_path / "api"
+    subprocess.run(
+        [compiler, str(ROOT / "tests" / "c" / "tandem_api.c"), "-o", str(exe), *flags],
+        check=True,
+    )
+    libdir = next(p for p in flags if p.startswith("-L"))[2:]
+    result = launch(build, 1, [str(exe)], env={"LD_LIBRARY_PATH": libdir}, with_tandem=False)
+    assert result.returncode == 0, result.stderr
+    assert f"tandem 0.1.0 for {build.family}: active before 0, during 1, after 0" in result.stdout
