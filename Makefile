@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo test check generated-check envdoc-check format-check lint \
-	ctest asan asan-openmpi asan-mpich pytest format clean
+	ctest asan pytest format clean
 
 all: build
 

@@ -137,3 +137,41 @@ def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
     result = launch(build, 1, [str(exe)], env={"LD_LIBRARY_PATH": libdir}, with_tandem=False)
     assert result.returncode == 0, result.stderr
     assert f"tandem 0.1.0 for {build.family}: active before 0, during 1, after 0" in result.stdout
+
+
+def test_link_with_the_cmake_package(build, tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(
+        ["cmake", "--install", str(build.directory), "--prefix", str(prefix)],
+        check=True,
+        capture_output=True,
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\n"
+        "project(uses_tandem C)\n"
+        "find_package(Tandem 0.1 REQUIRED)\n"
+        f"add_executable(api {ROOT / 'tests' / 'c' / 'tandem_api.c'})\n"
+        "target_link_libraries(api PRIVATE Tandem::tandem)\n"
+    )
+    compiler = "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
+    configure = subprocess.run(
+        [
+            "cmake",
+            "-S",
+            str(project),
+            "-B",
+            str(project / "build"),
+            f"-DCMAKE_PREFIX_PATH={prefix}",
+            f"-DMPI_C_COMPILER={compiler}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    subprocess.run(["cmake", "--build", str(project / "build")], check=True, capture_output=True)
+    result = launch(build, 1, [str(project / "build" / "api")], with_tandem=False)
+    assert result.returncode == 0, result.stderr
+    assert f"for {build.family}: active before 0, during 1, after 0" in result.stdout
