@@ -13,6 +13,9 @@ int main(int argc, char **argv)
         return 1;
     MPI_Get_library_version(version, &len);
     version[strcspn(version, "\n,")] = '\0';
+    for (char *p = version; *p; p++)
+        if (*p == '\t')
+            *p = ' ';
     const char *level = "unknown";
     if (provided == MPI_THREAD_SINGLE)
         level = names[0];

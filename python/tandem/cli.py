@@ -86,6 +86,8 @@ def command_info(args: argparse.Namespace) -> int:
         print(f"    MPI family: {build.family}")
         print(f"    MPI library: {build.mpi_library}")
         print(f"    launcher: {build.launcher}")
+        if build.sanitize:
+            print(f"    sanitizers: {build.sanitize}")
         if build.probe is not None:
             probe = subprocess.run(
                 [str(build.probe)],

@@ -45,11 +45,14 @@ static void print_configuration(int granted)
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     PMPI_Get_library_version(library, &len);
-    for (int i = 0; i < len; i++) /* first line only */
+    for (int i = 0; i < len; i++) { /* first line only, tabs as spaces */
         if (library[i] == '\n' || library[i] == ',') {
             library[i] = '\0';
             break;
         }
+        if (library[i] == '\t')
+            library[i] = ' ';
+    }
     tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
                  tdm_impl_family(), library, thread_level_name(granted),
                  tdm_active ? "active" : "pass-through");

@@ -4,11 +4,8 @@
 
 int main(int argc, char **argv)
 {
-    int rank, size, count;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int rank, size, left, right, count;
+    tinit(&argc, &argv, &rank, &size, &left, &right);
     enum { N = 50000 };
     int *a = malloc(sizeof(int) * N), *b = malloc(sizeof(int) * N);
     for (int i = 0; i < N; i++)

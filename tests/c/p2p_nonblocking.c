@@ -13,11 +13,8 @@ static void fill(int *buf, int n, int seed)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int rank, size, left, right;
+    tinit(&argc, &argv, &rank, &size, &left, &right);
     int maxn = sizes[NSIZES - 1];
     int *sendbuf = malloc(sizeof(int) * (size_t)maxn * NSIZES);
     int *recvbuf = malloc(sizeof(int) * (size_t)maxn * NSIZES);

@@ -3,11 +3,8 @@
 
 int main(int argc, char **argv)
 {
-    int rank, size, count;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int rank, size, left, right, count;
+    tinit(&argc, &argv, &rank, &size, &left, &right);
     enum { N = 20000, ITERS = 5 };
     double *out = malloc(sizeof(double) * N), *in = malloc(sizeof(double) * 4 * N);
     int bufsize = (int)sizeof(double) * N + MPI_BSEND_OVERHEAD;

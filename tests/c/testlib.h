@@ -48,6 +48,18 @@ static void tlog(const char *fmt, ...)
         }                                                                               \
     } while (0)
 
+/* MPI_Init, then this rank, the number of ranks and the neighbours on a ring. */
+static void tinit(int *argc, char ***argv, int *rank, int *size, int *left, int *right)
+    __attribute__((unused));
+static void tinit(int *argc, char ***argv, int *rank, int *size, int *left, int *right)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    *right = (*rank + 1) % *size;
+    *left = (*rank + *size - 1) % *size;
+}
+
 /* A simple checksum of a buffer, to print instead of the data. */
 static unsigned long tsum(const void *data, size_t bytes) __attribute__((unused));
 static unsigned long tsum(const void *data, size_t bytes)
