@@ -110,13 +110,22 @@ def test_program_without_mpi_is_unchanged(build):
     assert loaded.stderr == ""
 
 
-def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
-    prefix = tmp_path / "prefix"
+def install(build, prefix):
+    """Install the build under 'prefix' (cmake --install) and return the prefix."""
     subprocess.run(
         ["cmake", "--install", str(build.directory), "--prefix", str(prefix)],
         check=True,
         capture_output=True,
     )
+    return prefix
+
+
+def compiler_of(build) -> str:
+    return "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
+
+
+def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
+    prefix = install(build, tmp_path / "prefix")
     pc_dirs = [str(p.parent) for p in prefix.rglob("tandem.pc")]
     assert pc_dirs, "tandem.pc was not installed"
     env = dict(os.environ, PKG_CONFIG_PATH=":".join(pc_dirs))
@@ -127,10 +136,9 @@ def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
         env=env,
         check=True,
     ).stdout.split()
-    compiler = "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
     exe = tmp_path / "api"
     subprocess.run(
-        [compiler, str(ROOT / "tests" / "c" / "tandem_api.c"), "-o", str(exe), *flags],
+        [compiler_of(build), str(ROOT / "tests" / "c" / "tandem_api.c"), "-o", str(exe), *flags],
         check=True,
     )
     libdir = next(p for p in flags if p.startswith("-L"))[2:]
@@ -140,12 +148,7 @@ def test_link_with_pkg_config_instead_of_preloading(build, tmp_path):
 
 
 def test_link_with_the_cmake_package(build, tmp_path):
-    prefix = tmp_path / "prefix"
-    subprocess.run(
-        ["cmake", "--install", str(build.directory), "--prefix", str(prefix)],
-        check=True,
-        capture_output=True,
-    )
+    prefix = install(build, tmp_path / "prefix")
     project = tmp_path / "project"
     project.mkdir()
     (project / "CMakeLists.txt").write_text(
@@ -155,7 +158,6 @@ def test_link_with_the_cmake_package(build, tmp_path):
         f"add_executable(api {ROOT / 'tests' / 'c' / 'tandem_api.c'})\n"
         "target_link_libraries(api PRIVATE Tandem::tandem)\n"
     )
-    compiler = "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
     configure = subprocess.run(
         [
             "cmake",
@@ -164,7 +166,7 @@ def test_link_with_the_cmake_package(build, tmp_path):
             "-B",
             str(project / "build"),
             f"-DCMAKE_PREFIX_PATH={prefix}",
-            f"-DMPI_C_COMPILER={compiler}",
+            f"-DMPI_C_COMPILER={compiler_of(build)}",
         ],
         capture_output=True,
         text=True,
