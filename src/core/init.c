@@ -100,15 +100,19 @@ static int start(int *argc, char ***argv, int required, int *provided)
 
     if (!disabled && granted < MPI_THREAD_MULTIPLE) {
         if (TDM_CONFIG_NUMBER(REQUIRE_THREADS)) {
-            tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE, and "
-                         "TANDEM_REQUIRE_THREADS=1: aborting",
-                         thread_level_name(granted));
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-            return MPI_ERR_OTHER;
+            /* Every rank reaches this point (same library, same variables), so
+               each one finalizes and exits: unlike MPI_Abort, this cannot lose
+               the message in the launcher's output forwarding. */
+            if (speaks)
+                tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE, and "
+                             "TANDEM_REQUIRE_THREADS=1: stopping",
+                             thread_level_name(granted));
+            PMPI_Finalize();
+            exit(1);
         }
         if (speaks)
             tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE: Tandem runs in "
-                         "pass-through mode (set TANDEM_REQUIRE_THREADS=1 to abort instead)",
+                         "pass-through mode (set TANDEM_REQUIRE_THREADS=1 to stop instead)",
                          thread_level_name(granted));
     }
     tdm_active = !disabled && granted == MPI_THREAD_MULTIPLE;

@@ -85,7 +85,7 @@ def test_without_thread_multiple_tandem_require_threads_aborts(build):
         extra_preload=injected(build),
     )
     assert result.returncode != 0
-    assert "TANDEM_REQUIRE_THREADS=1: aborting" in result.stderr
+    assert "TANDEM_REQUIRE_THREADS=1: stopping" in result.stderr
     assert "== ok" not in result.stdout
 
 
