@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo test check generated-check envdoc-check format-check lint \
-	ctest asan pytest format clean
+	ctest asan tsan pytest format clean
 
 all: build
 
@@ -44,7 +44,7 @@ build/%/libtandem.so:
 demo: build
 	$(VPY) bench/demo.py
 
-test: build check ctest asan pytest
+test: build check ctest asan tsan pytest
 	@echo "make test: all passed"
 
 # Generated files and the formatting are current.
@@ -76,6 +76,14 @@ asan-%: build
 	cmake --build build/asan-$* -j $(JOBS) >/dev/null
 	@echo "== ctest asan-$*"
 	cd build/asan-$* && $(CTEST)
+
+# The progress engine's unit test under ThreadSanitizer.
+tsan: build
+	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
+		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null
+	cmake --build build/tsan -j $(JOBS) --target test_progress >/dev/null
+	@echo "== ThreadSanitizer: progress engine"
+	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_progress
 
 pytest: build
 	$(VPY) -m pytest -q tests/python

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run an MPI test program with and without Tandem and require identical output.
 
-  compare.py --build DIR -n NP [--trace NAME ...] -- PROGRAM ARGS
+  compare.py --build DIR -n NP [--trace NAME ...] [--env NAME=VALUE ...] -- PROGRAM ARGS
 
 Both runs must exit 0 and print the same stdout; the run with Tandem must print
 no Tandem warning. With --trace, a third run sets TANDEM_TRACE=1 and requires a
@@ -45,6 +45,7 @@ def main() -> int:
     parser.add_argument("--build", required=True, type=Path)
     parser.add_argument("-n", type=int, default=1)
     parser.add_argument("--trace", action="append", default=[])
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -52,7 +53,7 @@ def main() -> int:
     if build is None:
         print(f"compare: no libtandem in {args.build}", file=sys.stderr)
         return 1
-    env = {}
+    env = dict(pair.split("=", 1) for pair in args.env)
     if build.sanitize:
         # The programs and libtandem are instrumented; the MPI library is not
         # and keeps memory until exit, so leaks are not Tandem's to report.

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+from dataclasses import dataclass
 
 from .builds import Build
 
@@ -52,3 +55,36 @@ def launcher_environment(build: Build) -> dict[str, str]:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     return env
+
+
+@dataclass
+class Outcome:
+    """What a launched command did: its exit status and output, and whether it
+    had to be killed after 'timeout' seconds (then returncode is None and the
+    output is what it printed until then)."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+
+
+def run_launch(command: list[str], env: dict[str, str], timeout: float, cwd=None) -> Outcome:
+    """Run a launcher command in its own process group; on timeout kill the whole
+    group, so that no rank keeps spinning after its launcher is gone."""
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return Outcome(process.returncode, out, err, False)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return Outcome(None, out, err, True)

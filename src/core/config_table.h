@@ -19,3 +19,20 @@ TDM_CONFIG(REQUIRE_THREADS, "TANDEM_REQUIRE_THREADS", BOOL, "0", 0, 1, NULL,
 TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
            "and the language of the call (C or Fortran).")
+TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive",
+           "How nonblocking operations are moved in the background: off, or drive (a "
+           "progress thread drives the MPI library while operations above "
+           "TANDEM_EAGER_LIMIT are outstanding, and sleeps otherwise).")
+TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "sleep", 0, 0, "spin|yield|sleep",
+           "How the progress thread waits between two polls: spin, yield the CPU, or sleep "
+           "with a pause that grows up to TANDEM_POLL_MAX_US while no new work arrives.")
+TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
+           "Longest pause of the sleep policy between two polls, in microseconds.")
+TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
+           "Where the progress thread runs: auto (a CPU that no rank of the node is bound to, "
+           "else the rank's own CPUs), none (where the OS puts it), or one CPU per local rank "
+           "as a list such as 2,3 or 2_3.")
+TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "4k", 0, 1LL << 40, NULL,
+           "Operations of at most this many bytes are not counted as background work: the "
+           "MPI library sends them eagerly and waking the progress thread would only add "
+           "latency.")

@@ -15,14 +15,11 @@
 
 #include "core/config.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "impl/impl.h"
 #include "tandem.h"
 #include "wrappers/gen_hooks.h"
-
-int tdm_active;
-int tdm_trace_on;
-int tdm_world_rank = -1;
 
 /* Set when Tandem chose the thread level (it was not disabled); then
    MPI_Query_thread answers 'app_thread_level' instead of the MPI's level. */
@@ -56,6 +53,10 @@ static void print_configuration(int granted)
     tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
                  tdm_impl_family(), library, thread_level_name(granted),
                  tdm_active ? "active" : "pass-through");
+    if (tdm_progress_running && tdm_progress_cpu() >= 0)
+        tdm_log_info("progress thread pinned to CPU %d", tdm_progress_cpu());
+    else if (tdm_progress_running)
+        tdm_log_info("progress thread shares this rank's CPUs (no spare CPU)");
     for (int i = 0; i < TDM_CFG_COUNT; i++) {
         char value[256];
         tdm_config_format(&tdm_config_table[i], &tdm_config[i], value, sizeof value);
@@ -117,6 +118,12 @@ static int start(int *argc, char ***argv, int required, int *provided)
     }
     tdm_active = !disabled && granted == MPI_THREAD_MULTIPLE;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
+    if (tdm_active && (rc = tdm_progress_start()) != MPI_SUCCESS) {
+        tdm_log_warn("cannot set up the progress engine (MPI error %d); Tandem runs in "
+                     "pass-through mode",
+                     rc);
+        tdm_active = tdm_trace_on = 0;
+    }
     if (verbose >= 1 && speaks)
         print_configuration(granted);
     return MPI_SUCCESS;
@@ -137,6 +144,10 @@ int tdm_hook_Init_thread(int lang, int *argc, char ***argv, int required, int *p
 int tdm_hook_Finalize(int lang)
 {
     TDM_TRACE_CALL("MPI_Finalize", lang);
+    /* Tandem's threads stop before the MPI library goes away. */
+    if (tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2)
+        tdm_log_info("progress thread: %ld polls", tdm_progress_polls());
+    tdm_progress_stop();
     tdm_trace_on = 0;
     tdm_active = 0;
     return PMPI_Finalize();
@@ -161,12 +172,6 @@ int tdm_hook_Is_thread_main(int lang, int *flag)
        answer is already the one the application would get without Tandem. */
     TDM_TRACE_CALL("MPI_Is_thread_main", lang);
     return PMPI_Is_thread_main(flag);
-}
-
-void tdm_trace_call(const char *function, int lang)
-{
-    fprintf(stderr, "tandem[%d]: trace %s (%s)\n", tdm_world_rank, function,
-            lang == TDM_LANG_FORTRAN ? "Fortran" : "C");
 }
 
 /* Before main: refuse to run inside a program that uses another MPI than the

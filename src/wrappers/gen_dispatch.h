@@ -2,6 +2,7 @@
 #ifndef TDM_GEN_DISPATCH_H
 #define TDM_GEN_DISPATCH_H
 
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "wrappers/gen_hooks.h"
 
@@ -40,7 +41,7 @@ static inline int tdm_dispatch_Isend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend", lang);
-    return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Isend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -49,7 +50,7 @@ static inline int tdm_dispatch_Isend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend_c", lang);
-    return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Isend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -58,7 +59,7 @@ static inline int tdm_dispatch_Ibsend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend", lang);
-    return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Ibsend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -67,7 +68,7 @@ static inline int tdm_dispatch_Ibsend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend_c", lang);
-    return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Ibsend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -76,7 +77,7 @@ static inline int tdm_dispatch_Issend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend", lang);
-    return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Issend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -85,7 +86,7 @@ static inline int tdm_dispatch_Issend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend_c", lang);
-    return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Issend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -94,7 +95,7 @@ static inline int tdm_dispatch_Irsend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend", lang);
-    return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Irsend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -103,7 +104,7 @@ static inline int tdm_dispatch_Irsend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend_c", lang);
-    return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Irsend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -112,7 +113,7 @@ static inline int tdm_dispatch_Irecv(int lang, void *buf, int count, MPI_Datatyp
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv", lang);
-    return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+    return tdm_hook_Irecv(lang, buf, count, datatype, source, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -121,7 +122,7 @@ static inline int tdm_dispatch_Irecv_c(int lang, void *buf, MPI_Count count, MPI
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv_c", lang);
-    return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
+    return tdm_hook_Irecv_c(lang, buf, count, datatype, source, tag, comm, request);
 }
 
 #endif
@@ -130,7 +131,7 @@ static inline int tdm_dispatch_Imrecv(int lang, void *buf, int count, MPI_Dataty
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Imrecv(buf, count, datatype, message, request);
     TDM_TRACE_CALL("MPI_Imrecv", lang);
-    return PMPI_Imrecv(buf, count, datatype, message, request);
+    return tdm_hook_Imrecv(lang, buf, count, datatype, message, request);
 }
 
 #if MPI_VERSION >= 4
@@ -139,7 +140,7 @@ static inline int tdm_dispatch_Imrecv_c(int lang, void *buf, MPI_Count count, MP
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     TDM_TRACE_CALL("MPI_Imrecv_c", lang);
-    return PMPI_Imrecv_c(buf, count, datatype, message, request);
+    return tdm_hook_Imrecv_c(lang, buf, count, datatype, message, request);
 }
 
 #endif
@@ -148,7 +149,7 @@ static inline int tdm_dispatch_Send_init(int lang, const void *buf, int count, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init", lang);
-    return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Send_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -157,7 +158,7 @@ static inline int tdm_dispatch_Send_init_c(int lang, const void *buf, MPI_Count 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init_c", lang);
-    return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Send_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -166,7 +167,7 @@ static inline int tdm_dispatch_Bsend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init", lang);
-    return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Bsend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -175,7 +176,7 @@ static inline int tdm_dispatch_Bsend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init_c", lang);
-    return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Bsend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -184,7 +185,7 @@ static inline int tdm_dispatch_Ssend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init", lang);
-    return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Ssend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -193,7 +194,7 @@ static inline int tdm_dispatch_Ssend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init_c", lang);
-    return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Ssend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -202,7 +203,7 @@ static inline int tdm_dispatch_Rsend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init", lang);
-    return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Rsend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -211,7 +212,7 @@ static inline int tdm_dispatch_Rsend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init_c", lang);
-    return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    return tdm_hook_Rsend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
 #endif
@@ -220,7 +221,7 @@ static inline int tdm_dispatch_Recv_init(int lang, void *buf, int count, MPI_Dat
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init", lang);
-    return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    return tdm_hook_Recv_init(lang, buf, count, datatype, source, tag, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -229,7 +230,7 @@ static inline int tdm_dispatch_Recv_init_c(int lang, void *buf, MPI_Count count,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init_c", lang);
-    return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    return tdm_hook_Recv_init_c(lang, buf, count, datatype, source, tag, comm, request);
 }
 
 #endif
@@ -238,7 +239,7 @@ static inline int tdm_dispatch_Start(int lang, MPI_Request *request)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Start(request);
     TDM_TRACE_CALL("MPI_Start", lang);
-    return PMPI_Start(request);
+    return tdm_hook_Start(lang, request);
 }
 
 static inline int tdm_dispatch_Startall(int lang, int count, MPI_Request array_of_requests[])
@@ -246,7 +247,7 @@ static inline int tdm_dispatch_Startall(int lang, int count, MPI_Request array_o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Startall(count, array_of_requests);
     TDM_TRACE_CALL("MPI_Startall", lang);
-    return PMPI_Startall(count, array_of_requests);
+    return tdm_hook_Startall(lang, count, array_of_requests);
 }
 
 static inline int tdm_dispatch_Wait(int lang, MPI_Request *request, MPI_Status *status)
@@ -254,7 +255,7 @@ static inline int tdm_dispatch_Wait(int lang, MPI_Request *request, MPI_Status *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Wait(request, status);
     TDM_TRACE_CALL("MPI_Wait", lang);
-    return PMPI_Wait(request, status);
+    return tdm_hook_Wait(lang, request, status);
 }
 
 static inline int tdm_dispatch_Waitany(int lang, int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
@@ -262,7 +263,7 @@ static inline int tdm_dispatch_Waitany(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitany(count, array_of_requests, index, status);
     TDM_TRACE_CALL("MPI_Waitany", lang);
-    return PMPI_Waitany(count, array_of_requests, index, status);
+    return tdm_hook_Waitany(lang, count, array_of_requests, index, status);
 }
 
 static inline int tdm_dispatch_Waitsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -270,7 +271,7 @@ static inline int tdm_dispatch_Waitsome(int lang, int incount, MPI_Request array
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     TDM_TRACE_CALL("MPI_Waitsome", lang);
-    return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return tdm_hook_Waitsome(lang, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 static inline int tdm_dispatch_Waitall(int lang, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
@@ -278,7 +279,7 @@ static inline int tdm_dispatch_Waitall(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     TDM_TRACE_CALL("MPI_Waitall", lang);
-    return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+    return tdm_hook_Waitall(lang, count, array_of_requests, array_of_statuses);
 }
 
 static inline int tdm_dispatch_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status)
@@ -286,7 +287,7 @@ static inline int tdm_dispatch_Test(int lang, MPI_Request *request, int *flag, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Test(request, flag, status);
     TDM_TRACE_CALL("MPI_Test", lang);
-    return PMPI_Test(request, flag, status);
+    return tdm_hook_Test(lang, request, flag, status);
 }
 
 static inline int tdm_dispatch_Testany(int lang, int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
@@ -294,7 +295,7 @@ static inline int tdm_dispatch_Testany(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testany(count, array_of_requests, index, flag, status);
     TDM_TRACE_CALL("MPI_Testany", lang);
-    return PMPI_Testany(count, array_of_requests, index, flag, status);
+    return tdm_hook_Testany(lang, count, array_of_requests, index, flag, status);
 }
 
 static inline int tdm_dispatch_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
@@ -302,7 +303,7 @@ static inline int tdm_dispatch_Testsome(int lang, int incount, MPI_Request array
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     TDM_TRACE_CALL("MPI_Testsome", lang);
-    return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return tdm_hook_Testsome(lang, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 static inline int tdm_dispatch_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
@@ -310,7 +311,7 @@ static inline int tdm_dispatch_Testall(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     TDM_TRACE_CALL("MPI_Testall", lang);
-    return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    return tdm_hook_Testall(lang, count, array_of_requests, flag, array_of_statuses);
 }
 
 static inline int tdm_dispatch_Request_free(int lang, MPI_Request *request)
@@ -318,7 +319,7 @@ static inline int tdm_dispatch_Request_free(int lang, MPI_Request *request)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Request_free(request);
     TDM_TRACE_CALL("MPI_Request_free", lang);
-    return PMPI_Request_free(request);
+    return tdm_hook_Request_free(lang, request);
 }
 
 static inline int tdm_dispatch_Cancel(int lang, MPI_Request *request)

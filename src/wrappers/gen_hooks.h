@@ -11,5 +11,60 @@ int tdm_hook_Init_thread(int lang, int *argc, char ***argv, int required, int *p
 int tdm_hook_Finalize(int lang);
 int tdm_hook_Query_thread(int lang, int *provided);
 int tdm_hook_Is_thread_main(int lang, int *flag);
+int tdm_hook_Isend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Isend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Ibsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Ibsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Issend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Issend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Irsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Irsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Irecv(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Irecv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Imrecv(int lang, void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Imrecv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+#endif
+int tdm_hook_Send_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Send_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Bsend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Bsend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Ssend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Ssend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Rsend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Rsend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Recv_init(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Recv_init_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Start(int lang, MPI_Request *request);
+int tdm_hook_Startall(int lang, int count, MPI_Request array_of_requests[]);
+int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status);
+int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int tdm_hook_Waitsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+int tdm_hook_Waitall(int lang, int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int tdm_hook_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status);
+int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int tdm_hook_Request_free(int lang, MPI_Request *request);
 
 #endif

@@ -177,3 +177,34 @@ def test_link_with_the_cmake_package(build, tmp_path):
     result = launch(build, 1, [str(project / "build" / "api")], with_tandem=False)
     assert result.returncode == 0, result.stderr
     assert f"for {build.family}: active before 0, during 1, after 0" in result.stdout
+
+
+def test_drive_strategy_runs_a_progress_thread_that_polls(build):
+    program = program_path(build, "test_p2p_nonblocking")
+    env = {"TANDEM_PROGRESS": "drive", "TANDEM_EAGER_LIMIT": "0", "TANDEM_VERBOSE": "2"}
+    result = launch(build, 2, [program], env=env)
+    native = launch(build, 2, [program], with_tandem=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == native.stdout
+    assert "  TANDEM_PROGRESS=drive" in result.stderr
+    polls = [int(line.split()[-2]) for line in result.stderr.splitlines() if " polls" in line]
+    assert len(polls) == 2 and all(p > 0 for p in polls), result.stderr
+
+
+def test_progress_off_starts_no_thread(build):
+    program = program_path(build, "test_p2p_nonblocking")
+    result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "2", "TANDEM_EAGER_LIMIT": "0"})
+    assert result.returncode == 0, result.stderr
+    assert "  TANDEM_PROGRESS=off (default)" in result.stderr
+    assert "polls" not in result.stderr and "progress thread" not in result.stderr
+
+
+def test_bad_progress_cpu_list_warns_and_falls_back(build):
+    program = program_path(build, "test_init_thread")
+    env = {"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "1-3"}
+    result = launch(build, 2, [program], env=env)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "TANDEM_PROGRESS_CPUS=1-3 is not valid: expected auto, none, or a list of CPU numbers "
+        "such as 2,3 or 2_3; using auto"
+    ) in result.stderr

@@ -1,0 +1,101 @@
+/*
+ * Pinning of the progress thread. "auto" looks for a CPU that no rank of the
+ * node is bound to (Open MPI binds ranks to cores by default, and a progress
+ * thread that inherits its rank's core only steals from the computation);
+ * without such a spare CPU the thread shares the rank's CPUs.
+ */
+#include "core/affinity.h"
+
+#include <ctype.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/runtime.h"
+
+int tdm_affinity_pin_self(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
+}
+
+/* Parse "2,3" or "2_3" into cpus[]; returns the count, or -1 if malformed. */
+static int parse_list(const char *spec, int *cpus, int max)
+{
+    int n = 0;
+    const char *p = spec;
+    while (*p) {
+        if (!isdigit((unsigned char)*p) || n == max)
+            return -1;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (v >= CPU_SETSIZE)
+            return -1;
+        cpus[n++] = (int)v;
+        p = end;
+        if (*p == ',' || *p == '_')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    return n;
+}
+
+/* A CPU of the node that no local rank is bound to, spread over local ranks. */
+static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
+{
+    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local_size);
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    CPU_ZERO(&mine);
+    sched_getaffinity(0, sizeof mine, &mine);
+    int rc =
+        PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
+    if (rc == MPI_SUCCESS) {
+        cpu_set_t bound;
+        CPU_ZERO(&bound);
+        for (int i = 0; i < local_size; i++)
+            CPU_OR(&bound, &bound, &all[i]);
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int spare[CPU_SETSIZE], nspare = 0;
+        for (int c = 0; c < online && c < CPU_SETSIZE; c++)
+            if (!CPU_ISSET(c, &bound))
+                spare[nspare++] = c;
+        *cpu = nspare > 0 ? spare[local_rank % nspare] : -1;
+    }
+    free(all);
+    return rc;
+}
+
+int tdm_affinity_choose(const char *spec, int *cpu)
+{
+    *cpu = -1;
+    if (strcmp(spec, "none") == 0)
+        return MPI_SUCCESS;
+    MPI_Comm node;
+    int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int local_rank, local_size;
+    PMPI_Comm_rank(node, &local_rank);
+    PMPI_Comm_size(node, &local_size);
+    int cpus[CPU_SETSIZE];
+    int n = strcmp(spec, "auto") == 0 ? 0 : parse_list(spec, cpus, CPU_SETSIZE);
+    if (n > 0) {
+        *cpu = cpus[local_rank % n];
+    } else {
+        if (n < 0 && tdm_world_rank == 0)
+            tdm_log_warn("TANDEM_PROGRESS_CPUS=%s is not valid: expected auto, none, or a list of "
+                         "CPU numbers such as 2,3 or 2_3; using auto",
+                         spec);
+        rc = spare_cpu(node, local_rank, local_size, cpu);
+    }
+    PMPI_Comm_free(&node);
+    return rc;
+}

@@ -1,0 +1,181 @@
+/*
+ * The progress thread. It sleeps on a condition variable while the request
+ * tracker counts nothing, so it costs no CPU while the application computes
+ * with nothing in flight. While work is outstanding it calls the drive
+ * function (a PMPI_Iprobe on a private communicator, which runs the MPI
+ * library's progress engine) and then waits as TANDEM_POLL says: spin, yield,
+ * or sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
+ * falls back to 1 us when new work arrives. While an application thread is
+ * inside a blocking MPI call the MPI library progresses on its own, so the
+ * thread only sleeps.
+ */
+#include "core/progress.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "core/affinity.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/request.h"
+#include "core/runtime.h"
+
+int tdm_progress_running;
+atomic_int tdm_progress_blocked;
+
+static struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stop;    /* under lock */
+    int waiting; /* under lock: the thread sleeps on 'wake' */
+    tdm_progress_drive_fn drive;
+    void *context;
+    tdm_poll_policy policy;
+    int max_pause_us;
+    int cpu;
+    atomic_long polls;
+} engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .cpu = -1};
+
+static MPI_Comm private_comm = MPI_COMM_NULL;
+
+static void pause_us(int us)
+{
+    struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void *progress_main(void *unused)
+{
+    (void)unused;
+    /* Short sleeps must stay short: the default timer slack is 50 us. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    if (engine.cpu >= 0)
+        tdm_affinity_pin_self(engine.cpu);
+    int pause = 1;
+    long seen = 0;
+    pthread_mutex_lock(&engine.lock);
+    for (;;) {
+        while (!engine.stop && tdm_request_outstanding() == 0) {
+            engine.waiting = 1;
+            pthread_cond_wait(&engine.wake, &engine.lock);
+            engine.waiting = 0;
+            pause = 1;
+        }
+        if (engine.stop)
+            break;
+        pthread_mutex_unlock(&engine.lock);
+
+        if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0) {
+            pause_us(engine.max_pause_us);
+        } else {
+            engine.drive(engine.context);
+            atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
+            long now = tdm_request_outstanding();
+            if (now > seen) /* new work: poll eagerly again */
+                pause = 1;
+            seen = now;
+            switch (engine.policy) {
+            case TDM_POLL_SPIN: break;
+            case TDM_POLL_YIELD: sched_yield(); break;
+            case TDM_POLL_SLEEP:
+                pause_us(pause);
+                pause = pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
+                break;
+            }
+        }
+        pthread_mutex_lock(&engine.lock);
+    }
+    pthread_mutex_unlock(&engine.lock);
+    return NULL;
+}
+
+void tdm_progress_wake(void)
+{
+    pthread_mutex_lock(&engine.lock);
+    if (engine.waiting)
+        pthread_cond_signal(&engine.wake);
+    pthread_mutex_unlock(&engine.lock);
+}
+
+int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,
+                              int max_pause_us, int cpu)
+{
+    engine.drive = drive;
+    engine.context = context;
+    engine.policy = policy;
+    engine.max_pause_us = max_pause_us < 1 ? 1 : max_pause_us;
+    engine.cpu = cpu;
+    engine.stop = 0;
+    atomic_store(&engine.polls, 0);
+    if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
+        return -1;
+    tdm_progress_running = 1;
+    return 0;
+}
+
+void tdm_progress_engine_stop(void)
+{
+    if (!tdm_progress_running)
+        return;
+    pthread_mutex_lock(&engine.lock);
+    engine.stop = 1;
+    pthread_cond_signal(&engine.wake);
+    pthread_mutex_unlock(&engine.lock);
+    pthread_join(engine.thread, NULL);
+    tdm_progress_running = 0;
+}
+
+long tdm_progress_polls(void)
+{
+    return atomic_load(&engine.polls);
+}
+
+int tdm_progress_cpu(void)
+{
+    return tdm_progress_running ? engine.cpu : -1;
+}
+
+/* The drive function of the real engine: a probe on a communicator nobody
+   sends on runs the MPI library's progress engine and matches nothing. */
+static void drive_mpi(void *context)
+{
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)context, &flag, MPI_STATUS_IGNORE);
+}
+
+int tdm_progress_start(void)
+{
+    if (tdm_config[TDM_CFG_PROGRESS].number == 0) /* "off" */
+        return MPI_SUCCESS;
+    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &private_comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int cpu = -1;
+    rc = tdm_affinity_choose(tdm_config[TDM_CFG_PROGRESS_CPUS].text, &cpu);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (tdm_progress_engine_start(drive_mpi, &private_comm,
+                                  (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL),
+                                  (int)TDM_CONFIG_NUMBER(POLL_MAX_US), cpu) != 0) {
+        tdm_log_warn("cannot start the progress thread; nonblocking calls progress as without "
+                     "Tandem");
+        PMPI_Comm_free(&private_comm);
+    }
+    return MPI_SUCCESS;
+}
+
+void tdm_progress_stop(void)
+{
+    tdm_progress_engine_stop();
+    if (private_comm != MPI_COMM_NULL) {
+        PMPI_Barrier(private_comm);
+        PMPI_Comm_free(&private_comm);
+    }
+    tdm_request_reset();
+}

@@ -1,0 +1,61 @@
+/*
+ * The progress engine: one thread per process that drives the MPI library
+ * while the request tracker counts outstanding work, and sleeps otherwise.
+ */
+#ifndef TDM_PROGRESS_H
+#define TDM_PROGRESS_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+/* Nonzero while the progress thread runs (written by the application thread
+   in MPI_Init/MPI_Finalize only). */
+extern int tdm_progress_running;
+
+/* Number of application threads now inside a blocking MPI call; the progress
+   thread backs off meanwhile, since the MPI library progresses itself then. */
+extern atomic_int tdm_progress_blocked;
+
+static inline void tdm_progress_blocking_enter(void)
+{
+    if (tdm_progress_running)
+        atomic_fetch_add_explicit(&tdm_progress_blocked, 1, memory_order_relaxed);
+}
+
+static inline void tdm_progress_blocking_leave(void)
+{
+    if (tdm_progress_running)
+        atomic_fetch_sub_explicit(&tdm_progress_blocked, 1, memory_order_relaxed);
+}
+
+/* Work appeared (the tracker's count left zero): wake the thread. Any thread. */
+void tdm_progress_wake(void);
+
+/* One poll of the MPI library; returns nothing useful, it only moves data. */
+typedef void (*tdm_progress_drive_fn)(void *context);
+
+typedef enum { TDM_POLL_SPIN, TDM_POLL_YIELD, TDM_POLL_SLEEP } tdm_poll_policy;
+
+/* Start the thread with a given drive function (the MPI-free core, used by the
+   unit tests): 'cpu' >= 0 pins it there. Application thread. Returns 0. */
+int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,
+                              int max_pause_us, int cpu);
+
+/* Stop and join the thread. Application thread. */
+void tdm_progress_engine_stop(void);
+
+/* Number of polls made so far (for tests and TANDEM_VERBOSE=2). */
+long tdm_progress_polls(void);
+
+/* Start Tandem's progress engine as the configuration says: a private
+   communicator to poll on, the pinning, the thread. Collective over
+   MPI_COMM_WORLD; application thread, in MPI_Init. Returns an MPI code. */
+int tdm_progress_start(void);
+
+/* Stop it before PMPI_Finalize. Application thread. */
+void tdm_progress_stop(void);
+
+/* The CPU the progress thread was pinned to, or -1 (shared / unpinned). */
+int tdm_progress_cpu(void);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * Starting nonblocking point-to-point operations. The operation is posted on
+ * the caller's thread exactly as the application asked (this keeps MPI's
+ * ordering); Tandem then counts it in the request tracker if it is larger
+ * than the eager limit, which wakes the progress thread. Application threads.
+ */
+#include <mpi.h>
+
+#include "core/progress.h"
+#include "core/request.h"
+#include "wrappers/gen_hooks.h"
+
+static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
+{
+    int size = 0;
+    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS)
+        return 0;
+    return (long long)count * size;
+}
+
+/* Isend, Ibsend, Issend, Irsend and Irecv share one shape; so do the five
+   persistent *_init calls. COUNT is int, or MPI_Count for the _c variants. */
+#define TDM_START_HOOK(name, COUNT, BUF)                                                          \
+    int tdm_hook_##name(int lang, BUF buf, COUNT count, MPI_Datatype datatype, int peer, int tag, \
+                        MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                             \
+        (void)lang;                                                                               \
+        int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
+        if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
+            tdm_request_started(*request, bytes_of(count, datatype));                             \
+        return rc;                                                                                \
+    }
+
+#define TDM_INIT_HOOK(name, COUNT, BUF)                                                           \
+    int tdm_hook_##name(int lang, BUF buf, COUNT count, MPI_Datatype datatype, int peer, int tag, \
+                        MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                             \
+        (void)lang;                                                                               \
+        int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
+        if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
+            tdm_request_persistent(*request, bytes_of(count, datatype));                          \
+        return rc;                                                                                \
+    }
+
+#define TDM_IMRECV_HOOK(name, COUNT)                                             \
+    int tdm_hook_##name(int lang, void *buf, COUNT count, MPI_Datatype datatype, \
+                        MPI_Message *message, MPI_Request *request)              \
+    {                                                                            \
+        (void)lang;                                                              \
+        int rc = PMPI_##name(buf, count, datatype, message, request);            \
+        if (rc == MPI_SUCCESS && tdm_progress_running)                           \
+            tdm_request_started(*request, bytes_of(count, datatype));            \
+        return rc;                                                               \
+    }
+
+#define TDM_ALL_HOOKS(COUNT, suffix)                       \
+    TDM_START_HOOK(Isend##suffix, COUNT, const void *)     \
+    TDM_START_HOOK(Ibsend##suffix, COUNT, const void *)    \
+    TDM_START_HOOK(Issend##suffix, COUNT, const void *)    \
+    TDM_START_HOOK(Irsend##suffix, COUNT, const void *)    \
+    TDM_START_HOOK(Irecv##suffix, COUNT, void *)           \
+    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                 \
+    TDM_INIT_HOOK(Send_init##suffix, COUNT, const void *)  \
+    TDM_INIT_HOOK(Bsend_init##suffix, COUNT, const void *) \
+    TDM_INIT_HOOK(Ssend_init##suffix, COUNT, const void *) \
+    TDM_INIT_HOOK(Rsend_init##suffix, COUNT, const void *) \
+    TDM_INIT_HOOK(Recv_init##suffix, COUNT, void *)
+
+TDM_ALL_HOOKS(int, )
+#if MPI_VERSION >= 4
+TDM_ALL_HOOKS(MPI_Count, _c)
+#endif
+
+int tdm_hook_Start(int lang, MPI_Request *request)
+{
+    (void)lang;
+    int rc = PMPI_Start(request);
+    if (rc == MPI_SUCCESS && tdm_progress_running)
+        tdm_request_start_persistent(*request);
+    return rc;
+}
+
+int tdm_hook_Startall(int lang, int count, MPI_Request array_of_requests[])
+{
+    (void)lang;
+    int rc = PMPI_Startall(count, array_of_requests);
+    for (int i = 0; rc == MPI_SUCCESS && tdm_progress_running && i < count; i++)
+        tdm_request_start_persistent(array_of_requests[i]);
+    return rc;
+}
