@@ -48,7 +48,8 @@ def main() -> int:
         return 1
     cores = os.cpu_count()
     print(f"Overlap of a {size >> 20} MiB MPI_Isend with computation, 2 ranks on {cores} cores,")
-    print("TCP over loopback; availability = share of the transfer hidden behind the work.")
+    print("TCP over loopback; availability = share of the transfer hidden behind the work;")
+    print("Tandem runs with TANDEM_PROGRESS=drive.")
     for build in builds:
         results = {False: [], True: []}
         hangs = {False: 0, True: 0}
