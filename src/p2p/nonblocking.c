@@ -18,27 +18,17 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
     return (long long)count * size;
 }
 
-/* Isend, Ibsend, Issend, Irsend and Irecv share one shape; so do the five
-   persistent *_init calls. COUNT is int, or MPI_Count for the _c variants. */
-#define TDM_START_HOOK(name, COUNT, BUF)                                                          \
+/* Isend, Ibsend, Issend, Irsend, Irecv and the five persistent *_init calls
+   share one shape; 'track' counts a started request or remembers a persistent
+   one. COUNT is int, or MPI_Count for the _c variants. */
+#define TDM_P2P_HOOK(name, COUNT, BUF, track)                                                     \
     int tdm_hook_##name(int lang, BUF buf, COUNT count, MPI_Datatype datatype, int peer, int tag, \
                         MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                             \
         (void)lang;                                                                               \
         int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
         if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
-            tdm_request_started(*request, bytes_of(count, datatype));                             \
-        return rc;                                                                                \
-    }
-
-#define TDM_INIT_HOOK(name, COUNT, BUF)                                                           \
-    int tdm_hook_##name(int lang, BUF buf, COUNT count, MPI_Datatype datatype, int peer, int tag, \
-                        MPI_Comm comm, MPI_Request *request)                                      \
-    {                                                                                             \
-        (void)lang;                                                                               \
-        int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
-        if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
-            tdm_request_persistent(*request, bytes_of(count, datatype));                          \
+            track(*request, bytes_of(count, datatype));                                           \
         return rc;                                                                                \
     }
 
@@ -53,18 +43,18 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
         return rc;                                                               \
     }
 
-#define TDM_ALL_HOOKS(COUNT, suffix)                       \
-    TDM_START_HOOK(Isend##suffix, COUNT, const void *)     \
-    TDM_START_HOOK(Ibsend##suffix, COUNT, const void *)    \
-    TDM_START_HOOK(Issend##suffix, COUNT, const void *)    \
-    TDM_START_HOOK(Irsend##suffix, COUNT, const void *)    \
-    TDM_START_HOOK(Irecv##suffix, COUNT, void *)           \
-    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                 \
-    TDM_INIT_HOOK(Send_init##suffix, COUNT, const void *)  \
-    TDM_INIT_HOOK(Bsend_init##suffix, COUNT, const void *) \
-    TDM_INIT_HOOK(Ssend_init##suffix, COUNT, const void *) \
-    TDM_INIT_HOOK(Rsend_init##suffix, COUNT, const void *) \
-    TDM_INIT_HOOK(Recv_init##suffix, COUNT, void *)
+#define TDM_ALL_HOOKS(COUNT, suffix)                                              \
+    TDM_P2P_HOOK(Isend##suffix, COUNT, const void *, tdm_request_started)         \
+    TDM_P2P_HOOK(Ibsend##suffix, COUNT, const void *, tdm_request_started)        \
+    TDM_P2P_HOOK(Issend##suffix, COUNT, const void *, tdm_request_started)        \
+    TDM_P2P_HOOK(Irsend##suffix, COUNT, const void *, tdm_request_started)        \
+    TDM_P2P_HOOK(Irecv##suffix, COUNT, void *, tdm_request_started)               \
+    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                                        \
+    TDM_P2P_HOOK(Send_init##suffix, COUNT, const void *, tdm_request_persistent)  \
+    TDM_P2P_HOOK(Bsend_init##suffix, COUNT, const void *, tdm_request_persistent) \
+    TDM_P2P_HOOK(Ssend_init##suffix, COUNT, const void *, tdm_request_persistent) \
+    TDM_P2P_HOOK(Rsend_init##suffix, COUNT, const void *, tdm_request_persistent) \
+    TDM_P2P_HOOK(Recv_init##suffix, COUNT, void *, tdm_request_persistent)
 
 TDM_ALL_HOOKS(int, )
 #if MPI_VERSION >= 4

@@ -61,6 +61,10 @@ int main(int argc, char **argv)
         check_mpi(MPI_File_iwrite_shared(fh, out, 1000, MPI_INT, &r));
         DONE("iwrite_shared", out);
     }
+    /* The standard's sync-barrier-sync, so the read sees the write. */
+    check_mpi(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_mpi(MPI_File_sync(fh));
     check_mpi(MPI_File_seek_shared(fh, 4 * block, MPI_SEEK_SET));
     if (rank == 0) {
         check_mpi(MPI_File_iread_shared(fh, in, 1000, MPI_INT, &r));

@@ -4,18 +4,10 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "unit.h"
 
-static int failures;
 static char warnings[16][512];
 static int nwarnings;
-
-#define EXPECT(cond)                                         \
-    do {                                                     \
-        if (!(cond)) {                                       \
-            printf("FAILED line %d: %s\n", __LINE__, #cond); \
-            failures++;                                      \
-        }                                                    \
-    } while (0)
 
 static void collect(void *context, const char *message)
 {
@@ -106,6 +98,6 @@ int main(void)
         EXPECT(strncmp(tdm_config_table[i].name, "TANDEM_", 7) == 0);
     }
 
-    printf("%d passed, %d failed\n", failures ? 0 : 1, failures ? 1 : 0);
+    UNIT_REPORT();
     return failures ? 1 : 0;
 }

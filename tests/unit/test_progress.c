@@ -13,17 +13,9 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "unit.h"
 #include "core/progress.h"
 #include "core/request.h"
-
-static int failures;
-#define EXPECT(cond)                                         \
-    do {                                                     \
-        if (!(cond)) {                                       \
-            printf("FAILED line %d: %s\n", __LINE__, #cond); \
-            failures++;                                      \
-        }                                                    \
-    } while (0)
 
 static atomic_long drives;
 
@@ -123,6 +115,6 @@ int main(void)
 
     tdm_progress_engine_stop();
     printf("%d polls in all\n", (int)atomic_load(&drives));
-    printf("%d passed, %d failed\n", failures ? 0 : 1, failures ? 1 : 0);
+    UNIT_REPORT();
     return failures ? 1 : 0;
 }
