@@ -3,6 +3,16 @@
 
 #define N 100000
 
+/* MPI-IO's sync-barrier-sync: after it, every process reads what any process
+   wrote before it (collective I/O may have another process do the writing).
+   Collective. */
+static void settle(MPI_File fh)
+{
+    check_mpi(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_mpi(MPI_File_sync(fh));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, count;
@@ -31,10 +41,12 @@ int main(int argc, char **argv)
 
     check_mpi(MPI_File_iwrite_at(fh, mine, out, N, MPI_INT, &r));
     DONE("iwrite_at", out);
+    settle(fh);
     check_mpi(MPI_File_iread_at(fh, mine, in, N, MPI_INT, &r));
     DONE("iread_at", in);
     check_mpi(MPI_File_iwrite_at_all(fh, block + mine, out, N / 2, MPI_INT, &r));
     DONE("iwrite_at_all", out);
+    settle(fh);
     /* Not a short read: Open MPI 4.1.4's fbtl/posix never completes an
        asynchronous read that reaches the end of the file (one process). */
     check_mpi(MPI_File_iread_at_all(fh, block + mine, in, N / 2, MPI_INT, &r));
@@ -44,12 +56,14 @@ int main(int argc, char **argv)
     check_mpi(MPI_File_seek(fh, 2 * block + mine, MPI_SEEK_SET));
     check_mpi(MPI_File_iwrite(fh, out, N, MPI_INT, &r));
     DONE("iwrite", out);
+    settle(fh);
     check_mpi(MPI_File_seek(fh, 2 * block + mine, MPI_SEEK_SET));
     check_mpi(MPI_File_iread(fh, in, N, MPI_INT, &r));
     DONE("iread", in);
     check_mpi(MPI_File_seek(fh, 3 * block + mine, MPI_SEEK_SET));
     check_mpi(MPI_File_iwrite_all(fh, out, N, MPI_INT, &r));
     DONE("iwrite_all", out);
+    settle(fh);
     check_mpi(MPI_File_seek(fh, 3 * block + mine, MPI_SEEK_SET));
     check_mpi(MPI_File_iread_all(fh, in, N, MPI_INT, &r));
     DONE("iread_all", in);
@@ -61,10 +75,7 @@ int main(int argc, char **argv)
         check_mpi(MPI_File_iwrite_shared(fh, out, 1000, MPI_INT, &r));
         DONE("iwrite_shared", out);
     }
-    /* The standard's sync-barrier-sync, so the read sees the write. */
-    check_mpi(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    check_mpi(MPI_File_sync(fh));
+    settle(fh);
     check_mpi(MPI_File_seek_shared(fh, 4 * block, MPI_SEEK_SET));
     if (rank == 0) {
         check_mpi(MPI_File_iread_shared(fh, in, 1000, MPI_INT, &r));
