@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
@@ -26,7 +26,14 @@ from tandem.launch import launch_command, launcher_environment
 TIMEOUT = 180
 
 
-def run(build, nprocs, program, with_tandem, env, cwd):
+def run(build, nprocs, program, with_tandem, env):
+    """One launch in a directory of its own: tests that write files (MPI-IO)
+    must not meet the files of tests running beside them."""
+    with tempfile.TemporaryDirectory(prefix="tandem-test-") as cwd:
+        return run_in(build, nprocs, program, with_tandem, env, cwd)
+
+
+def run_in(build, nprocs, program, with_tandem, env, cwd):
     command = launch_command(build, nprocs, program, with_tandem=with_tandem, env=env)
     result = subprocess.run(
         command,
@@ -59,11 +66,10 @@ def main() -> int:
         # and keeps memory until exit, so leaks are not Tandem's to report.
         env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
         env["UBSAN_OPTIONS"] = "print_stacktrace=1"
-    cwd = os.environ.get("TMPDIR", "/tmp")
 
     failed = False
-    _, native = run(build, args.n, program, False, env, cwd)
-    command, tandem = run(build, args.n, program, True, env, cwd)
+    _, native = run(build, args.n, program, False, env)
+    command, tandem = run(build, args.n, program, True, env)
     print("$", " ".join(command))
     for name, result in (("without Tandem", native), ("with Tandem", tandem)):
         if result.returncode != 0:
@@ -79,7 +85,7 @@ def main() -> int:
         print(f"FAIL: Tandem printed on stderr:\n{tandem.stderr}")
         failed = True
     if args.trace:
-        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"), cwd)
+        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"))
         for name in args.trace:
             if f"trace {name}" not in traced.stderr:
                 print(f"FAIL: no trace line for {name}; stderr was:\n{traced.stderr[-3000:]}")
