@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build for Open MPI and MPICH, show the overlap
 #   make test   the same set-up, then the whole test suite
 #
-# Other targets: make build | check | format | bench-demo | clean
+# Other targets: make build | check | format | bench | clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +17,7 @@ SANITIZE := address,undefined
 C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
-.PHONY: all deps venv build demo test check generated-check envdoc-check format-check lint \
+.PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
 	ctest asan tsan pytest format clean
 
 all: build
@@ -28,7 +28,7 @@ deps:
 $(VPY): python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e python/ pytest ruff
+	$(VPY) -m pip install -q -e python/ pytest ruff matplotlib
 	@touch $(VPY)
 
 venv: deps $(VPY)
@@ -43,6 +43,11 @@ build/%/libtandem.so:
 
 demo: build
 	$(VPY) bench/demo.py
+
+# The overlap benchmark on every MPI and transport; results in docs/perf/.
+# The shaped network needs root (ip netns, tc).
+bench: build
+	$(VENV)/bin/tandem bench overlap --out docs/perf
 
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"

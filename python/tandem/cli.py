@@ -19,6 +19,7 @@ from .builds import (
     default_build_root,
     find_program,
     load_builds,
+    repository_root,
     select_build,
 )
 from .launch import launch_command, launcher_environment, rank_environment
@@ -104,6 +105,34 @@ def command_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    root = Path(args.builds)
+    builds = [b for b in load_builds(root) if not b.sanitize]
+    if args.mpi:
+        builds = [b for b in builds if b.option in args.mpi]
+    if not builds:
+        raise TandemError(f"no libtandem build found in {root}; run `make` first")
+    transports = args.transports.split(",")
+    bad = [t for t in transports if t not in ("shm", "tcp", "shaped")]
+    if bad:
+        raise TandemError(
+            f"--transports {args.transports}: {bad[0]!r} is not one of shm, tcp, shaped"
+        )
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        raise TandemError(
+            f"--sizes {args.sizes}: expected byte counts separated by commas"
+        ) from None
+    path = bench.overlap(
+        builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.rate, args.timeout
+    )
+    print(f"results: {path} and the PNG plots beside it")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tandem", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"tandem {__version__}")
@@ -141,6 +170,49 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
+
+    bench = sub.add_parser("bench", help="run a benchmark (overlap)")
+    bench.add_argument("which", choices=["overlap"], help="the benchmark")
+    bench.add_argument(
+        "--mpi",
+        action="append",
+        choices=["openmpi", "mpich"],
+        help="only this MPI (repeat for both; default: every build)",
+    )
+    bench.add_argument(
+        "--transports",
+        default="shm,tcp,shaped",
+        help="comma-separated: shm, tcp, shaped (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--sizes",
+        default="16384,262144,1048576,4194304",
+        help="message sizes in bytes (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--trials",
+        type=int,
+        default=5,
+        help="trials per size inside one run (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--timeout",
+        type=float,
+        default=180,
+        help="seconds before a run is killed (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--out",
+        default=str(repository_root() / "bench" / "results"),
+        help="where the JSON and PNG go",
+    )
+    bench.set_defaults(func=command_bench)
 
     info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
     info.set_defaults(func=command_info)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -143,3 +144,43 @@ def test_interpreter_with_explicit_mpi(tmp_path):
     assert result.returncode == 0, result.stderr
     assert str(build_for("mpich").library) in result.stdout
     assert os.path.basename(str(build_for("mpich").library)) == "libtandem.so"
+
+
+def test_bench_overlap_writes_json_and_plots(tmp_path):
+    result = tandem_cli(
+        "bench",
+        "overlap",
+        "--mpi",
+        "openmpi",
+        "--transports",
+        "shm",
+        "--sizes",
+        "4096,65536",
+        "--rounds",
+        "1",
+        "--trials",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "overlap.json").read_text())
+    configs = {r["config"] for r in data["records"]}
+    assert configs == {"native", "tandem-drive-yield", "tandem-drive-sleep"}
+    assert {r["variant"] for r in data["records"]} == {"isend_recv", "irecv_send", "both"}
+    assert len(data["records"]) == 3 * 3 * 2  # configs x variants x sizes
+    assert all(0 <= r["availability"] <= 1 for r in data["records"])
+    assert data["machine"]["cores"] == os.cpu_count()
+    assert (tmp_path / "overlap-openmpi-shm.png").stat().st_size > 10000
+
+
+def test_bench_rejects_an_unknown_transport(tmp_path):
+    expect_error(
+        "bench",
+        "overlap",
+        "--transports",
+        "shm,infiniband",
+        "--out",
+        str(tmp_path),
+        messages=["'infiniband' is not one of shm, tcp, shaped"],
+    )

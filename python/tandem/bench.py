@@ -1,0 +1,269 @@
+"""tandem bench overlap: the overlap benchmark across MPIs, transports and
+progress configurations, run interleaved, written as JSON and drawn as PNG.
+
+Each round runs every configuration once, in turn, so that a change in the
+machine's load hits all of them alike; the summary takes medians over rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .builds import Build, TandemError
+from .launch import launch_command, launcher_environment, run_launch
+
+NETNS = "tandem-net"
+VARIANTS = ("isend_recv", "irecv_send", "both")
+
+
+@dataclass
+class Config:
+    """One way of running the benchmark: with or without Tandem, and what else."""
+
+    name: str
+    tandem: bool
+    env: dict[str, str] = field(default_factory=dict)
+    launcher_args: list[str] = field(default_factory=list)
+
+
+def configs_for(build: Build, transport: str) -> list[Config]:
+    configs = [
+        Config("native", False),
+        Config("tandem-drive-yield", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "yield"}),
+        Config("tandem-drive-sleep", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "sleep"}),
+    ]
+    if build.family == "MPICH":
+        configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
+    elif transport != "shm":
+        configs.append(
+            Config("ompi-tcp-thread", False, {}, ["--mca", "btl_tcp_progress_thread", "1"])
+        )
+    return configs
+
+
+def transport_settings(build: Build, transport: str) -> tuple[list[str], dict[str, str]]:
+    """Launcher arguments and rank variables that select a transport."""
+    if transport == "shm":
+        return [], {}
+    if build.family == "Open MPI":
+        args = ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp"]
+        if transport == "shaped":
+            args += ["--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]
+        return args, {}
+    env = {"UCX_TLS": "self,tcp", "MPIR_CVAR_NOLOCAL": "1"}
+    if transport == "shaped":
+        env["UCX_NET_DEVICES"] = "lo"
+    return [], env
+
+
+def shaped_network(rate: str) -> None:
+    """The network namespace whose loopback is rate-limited (ARCHITECTURE.md)."""
+    if os.geteuid() != 0:
+        raise TandemError("the shaped network needs root (ip netns, tc); run as root or skip it")
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    commands = []
+    if NETNS not in names.split():
+        commands += [
+            ["ip", "netns", "add", NETNS],
+            ["ip", "netns", "exec", NETNS, "ip", "link", "set", "lo", "up"],
+        ]
+    commands.append(
+        [
+            "ip",
+            "netns",
+            "exec",
+            NETNS,
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            "lo",
+            "root",
+            "tbf",
+            "rate",
+            rate,
+            "burst",
+            "256kb",
+            "latency",
+            "50ms",
+        ]
+    )
+    for command in commands:
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise TandemError(f"{' '.join(command)} failed: {result.stderr.strip()}")
+
+
+def run_one(build, transport, config, variant, sizes, trials, timeout):
+    args, env = transport_settings(build, transport)
+    env = {**env, **config.env}
+    program = [
+        str(build.directory / "tandem-bench-overlap"),
+        variant,
+        ",".join(map(str, sizes)),
+        str(trials),
+    ]
+    command = launch_command(build, 2, program, config.tandem, env, args + config.launcher_args)
+    if transport == "shaped":
+        command = ["ip", "netns", "exec", NETNS, *command]
+    outcome = run_launch(command, launcher_environment(build), timeout)
+    records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
+    if outcome.returncode not in (0, None) or len(records) != len(sizes):
+        return (
+            [],
+            f"{' '.join(command)}: exit {outcome.returncode}: {outcome.stderr.strip()[-500:]}",
+        )
+    hung = f"{build.family} {transport} {config.name} {variant}: hung in MPI_Finalize, killed"
+    return records, (hung if outcome.timed_out else None)
+
+
+def spare_core(nranks: int = 2) -> bool:
+    """Whether the machine has a core beyond the ranks' and their progress threads'."""
+    return (os.cpu_count() or 1) > nranks
+
+
+def overlap(
+    builds, transports, sizes, rounds, trials, out: Path, rate: str, timeout: float
+) -> Path:
+    if "shaped" in transports:
+        shaped_network(rate)
+    records, problems = [], []
+    for build in builds:
+        for transport in transports:
+            configs = configs_for(build, transport)
+            for round_index in range(rounds):
+                for variant in VARIANTS:
+                    for config in configs:
+                        found, problem = run_one(
+                            build, transport, config, variant, sizes, trials, timeout
+                        )
+                        if problem:
+                            problems.append(problem)
+                            print(f"  note: {problem}")
+                        for r in found:
+                            records.append(
+                                {
+                                    "mpi": build.family,
+                                    "transport": transport,
+                                    "config": config.name,
+                                    "round": round_index,
+                                    **r,
+                                }
+                            )
+                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+    out.mkdir(parents=True, exist_ok=True)
+    result = {
+        "benchmark": "overlap",
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
+        "shaped_rate": rate if "shaped" in transports else None,
+        "sizes": sizes,
+        "rounds": rounds,
+        "trials_per_round": trials,
+        "problems": problems,
+        "records": records,
+        "summary": summarize(records),
+    }
+    path = out / "overlap.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "overlap.md").write_text(markdown_table(result))
+    plot(result, out)
+    return path
+
+
+def summarize(records: list[dict]) -> list[dict]:
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(
+            (r["mpi"], r["transport"], r["config"], r["variant"], r["bytes"]), []
+        ).append(r)
+    summary = []
+    for (mpi, transport, config, variant, size), rs in sorted(groups.items()):
+        summary.append(
+            {
+                "mpi": mpi,
+                "transport": transport,
+                "config": config,
+                "variant": variant,
+                "bytes": size,
+                "availability": statistics.median(r["availability"] for r in rs),
+                "slowdown": statistics.median(r["slowdown"] for r in rs),
+                "transfer_s": statistics.median(r["transfer_s"] for r in rs),
+                "rounds": len(rs),
+            }
+        )
+    return summary
+
+
+def plot(result: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = result["summary"]
+    for mpi, transport in sorted({(s["mpi"], s["transport"]) for s in summary}):
+        rows = [s for s in summary if s["mpi"] == mpi and s["transport"] == transport]
+        fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
+        for col, variant in enumerate(VARIANTS):
+            for config in sorted({s["config"] for s in rows}):
+                line = sorted(
+                    (s for s in rows if s["config"] == config and s["variant"] == variant),
+                    key=lambda s: s["bytes"],
+                )
+                x = [s["bytes"] for s in line]
+                axes[0][col].plot(
+                    x, [100 * s["availability"] for s in line], marker="o", label=config
+                )
+                axes[1][col].plot(x, [100 * s["slowdown"] for s in line], marker="o", label=config)
+            axes[0][col].set_title(variant)
+            axes[0][col].set_ylim(-5, 105)
+            axes[1][col].set_xscale("log", base=2)
+            axes[1][col].set_xlabel("message size (bytes)")
+        axes[0][0].set_ylabel("availability (%)")
+        axes[1][0].set_ylabel("compute slowdown (%)")
+        axes[0][0].legend(fontsize=8)
+        spare = "spare core" if result["machine"]["spare_core"] else "no spare core"
+        fig.suptitle(
+            f"Overlap, {mpi}, {transport}, 2 ranks on {result['machine']['cores']} cores ({spare}); medians of {result['rounds']} interleaved rounds"
+        )
+        fig.tight_layout()
+        name = f"overlap-{mpi.lower().replace(' ', '')}-{transport}.png"
+        fig.savefig(out / name, dpi=80)
+        plt.close(fig)
+
+
+def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
+    """Availability / slowdown (%) per configuration, for sizes >= min_bytes."""
+    summary = [s for s in result["summary"] if s["bytes"] >= min_bytes]
+    configs = sorted({s["config"] for s in summary}, key=lambda c: (c != "native", c))
+    lines = [
+        "| MPI | transport | variant | size | " + " | ".join(configs) + " |",
+        "|---|---|---|---|" + "---|" * len(configs),
+    ]
+    keys = sorted({(s["mpi"], s["transport"], s["variant"], s["bytes"]) for s in summary})
+    for mpi, transport, variant, size in keys:
+        cells = []
+        for config in configs:
+            match = [
+                s
+                for s in summary
+                if (s["mpi"], s["transport"], s["variant"], s["bytes"], s["config"])
+                == (mpi, transport, variant, size, config)
+            ]
+            cells.append(
+                f"{100 * match[0]['availability']:.0f} / {100 * match[0]['slowdown']:+.0f}"
+                if match
+                else "-"
+            )
+        lines.append(
+            f"| {mpi} | {transport} | {variant} | {size >> 20} MiB | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines) + "\n"
