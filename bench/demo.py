@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The demonstration of `make demo`: the overlap of an MPI_Isend with computation,
-with and without Tandem, for each MPI built, over TCP on loopback.
+with and without Tandem, for each MPI built, over TCP on a loopback shaped to
+2 Gbit/s (a network namespace with a token bucket; needs root) or, failing that,
+over plain loopback.
 
 Trials alternate between the two configurations; the medians are printed.
 """
@@ -15,8 +17,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
+from tandem.bench import NETNS, shaped_network
 from tandem.builds import default_build_root, load_builds
 from tandem.launch import launch_command, launcher_environment, run_launch
+
+
+def network() -> tuple[list[str], str]:
+    """The shaped network when it can be set up (root), else plain loopback TCP."""
+    try:
+        shaped_network("2gbit")
+        return ["ip", "netns", "exec", NETNS], "TCP on a loopback shaped to 2 Gbit/s"
+    except Exception:  # not root, or no ip/tc: the plain loopback still runs
+        return [], "TCP over plain loopback (as root, a loopback shaped to 2 Gbit/s)"
+
 
 TCP = {
     "Open MPI": (["--mca", "pml", "ob1", "--mca", "btl", "self,tcp"], {}),
@@ -24,14 +37,19 @@ TCP = {
 }
 
 
-def one_run(build, with_tandem: bool, size: int) -> tuple[dict, bool]:
+def one_run(build, with_tandem: bool, size: int, prefix: list[str]) -> tuple[dict, bool]:
     """One run: its result, and whether it hung in MPI_Finalize (the result is
     printed before; MPICH 4.0.2 over UCX's TCP transport hangs there at times,
     with or without Tandem)."""
     args, env = TCP.get(build.family, ([], {}))
     env = dict(env, TANDEM_PROGRESS="drive")
     program = [str(build.directory / "tandem-overlap-demo"), str(size), "5"]
-    command = launch_command(build, 2, program, with_tandem, env, args)
+    if prefix:  # the shaped network: only its loopback exists in the namespace
+        if build.family == "Open MPI":
+            args = [*args, "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]
+        else:
+            env["UCX_NET_DEVICES"] = "lo"
+    command = prefix + launch_command(build, 2, program, with_tandem, env, args)
     outcome = run_launch(command, launcher_environment(build), timeout=60)
     lines = [line for line in outcome.stdout.splitlines() if line.startswith("{")]
     if not lines or outcome.returncode not in (0, None):
@@ -47,15 +65,16 @@ def main() -> int:
         print("demo: no build found; run `make` first", file=sys.stderr)
         return 1
     cores = os.cpu_count()
+    prefix, where = network()
     print(f"Overlap of a {size >> 20} MiB MPI_Isend with computation, 2 ranks on {cores} cores,")
-    print("TCP over loopback; availability = share of the transfer hidden behind the work;")
-    print("Tandem runs with TANDEM_PROGRESS=drive.")
+    print(f"{where}; availability = share of the transfer hidden")
+    print("behind the work, medians of interleaved runs; Tandem runs with TANDEM_PROGRESS=drive.")
     for build in builds:
         results = {False: [], True: []}
         hangs = {False: 0, True: 0}
         for _ in range(rounds):  # interleaved: without, with, without, with, ...
             for with_tandem in (False, True):
-                result, hung = one_run(build, with_tandem, size)
+                result, hung = one_run(build, with_tandem, size, prefix)
                 results[with_tandem].append(result["availability"])
                 hangs[with_tandem] += hung
         native = statistics.median(results[False])

@@ -23,9 +23,10 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive",
            "How nonblocking operations are moved in the background: off, or drive (a "
            "progress thread drives the MPI library while operations above "
            "TANDEM_EAGER_LIMIT are outstanding, and sleeps otherwise).")
-TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "sleep", 0, 0, "spin|yield|sleep",
-           "How the progress thread waits between two polls: spin, yield the CPU, or sleep "
-           "with a pause that grows up to TANDEM_POLL_MAX_US while no new work arrives.")
+TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep",
+           "How the progress thread waits between two polls: spin, yield the CPU (the "
+           "default: measured best on a shared core), or sleep with a pause that grows up "
+           "to TANDEM_POLL_MAX_US while no new work arrives.")
 TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
            "Longest pause of the sleep policy between two polls, in microseconds.")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
