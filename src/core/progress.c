@@ -7,9 +7,9 @@
  * or sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
  * falls back to 1 us when new work arrives. Yield is the default: on a core
  * shared with the computation, each wake-up from a short sleep preempts the
- * computation, which the overlap benchmark measured as a 57-88% slowdown. While an application
- * thread is inside a blocking MPI call the MPI library progresses on its own, so the thread only
- * sleeps.
+ * computation, which the overlap benchmark measured as a 57-88% slowdown.
+ * While an application thread is inside a blocking MPI call the MPI library
+ * progresses on its own, so the thread only sleeps.
  */
 #include "core/progress.h"
 
