@@ -145,9 +145,14 @@ int tdm_hook_Finalize(int lang)
 {
     TDM_TRACE_CALL("MPI_Finalize", lang);
     /* Tandem's threads stop before the MPI library goes away. */
-    if (tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2)
-        tdm_log_info("progress thread: %ld polls", tdm_progress_polls());
+    int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
     tdm_progress_stop();
+    if (report) {
+        double cpu, wall;
+        tdm_progress_times(&cpu, &wall);
+        tdm_log_info("progress thread: %ld polls, %.3f ms CPU in %.3f s (%.2f%%)",
+                     tdm_progress_polls(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0);
+    }
     tdm_trace_on = 0;
     tdm_active = 0;
     return PMPI_Finalize();

@@ -41,6 +41,9 @@ static struct {
     int max_pause_us;
     int cpu;
     atomic_long polls;
+    double started;    /* wall clock at start, seconds */
+    double cpu_spent;  /* the thread's CPU time, seconds, written when it ends */
+    double wall_spent; /* its life time, seconds, written by the stopping thread */
 } engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .cpu = -1};
 
 static MPI_Comm private_comm = MPI_COMM_NULL;
@@ -50,6 +53,13 @@ static void pause_us(int us)
     struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+static double seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void *progress_main(void *unused)
@@ -94,6 +104,7 @@ static void *progress_main(void *unused)
         pthread_mutex_lock(&engine.lock);
     }
     pthread_mutex_unlock(&engine.lock);
+    engine.cpu_spent = seconds(CLOCK_THREAD_CPUTIME_ID); /* read after the join */
     return NULL;
 }
 
@@ -115,6 +126,7 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     engine.cpu = cpu;
     engine.stop = 0;
     atomic_store(&engine.polls, 0);
+    engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
         return -1;
     tdm_progress_running = 1;
@@ -130,7 +142,14 @@ void tdm_progress_engine_stop(void)
     pthread_cond_signal(&engine.wake);
     pthread_mutex_unlock(&engine.lock);
     pthread_join(engine.thread, NULL);
+    engine.wall_spent = seconds(CLOCK_MONOTONIC) - engine.started;
     tdm_progress_running = 0;
+}
+
+void tdm_progress_times(double *cpu, double *wall)
+{
+    *cpu = engine.cpu_spent;
+    *wall = engine.wall_spent;
 }
 
 long tdm_progress_polls(void)

@@ -44,6 +44,10 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
 /* Stop and join the thread. Application thread. */
 void tdm_progress_engine_stop(void);
 
+/* The CPU time the last thread used and how long it lived, in seconds; valid
+   after tdm_progress_engine_stop(). */
+void tdm_progress_times(double *cpu, double *wall);
+
 /* Number of polls made so far (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_polls(void);
 

@@ -4,6 +4,7 @@ pass-through modes, a wrong build, programs without MPI, linking by pkg-config."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -187,7 +188,7 @@ def test_drive_strategy_runs_a_progress_thread_that_polls(build):
     assert result.returncode == 0, result.stderr
     assert result.stdout == native.stdout
     assert "  TANDEM_PROGRESS=drive" in result.stderr
-    polls = [int(line.split()[-2]) for line in result.stderr.splitlines() if " polls" in line]
+    polls = [int(n) for n in re.findall(r"progress thread: (\d+) polls", result.stderr)]
     assert len(polls) == 2 and all(p > 0 for p in polls), result.stderr
 
 
@@ -208,3 +209,18 @@ def test_bad_progress_cpu_list_warns_and_falls_back(build):
         "TANDEM_PROGRESS_CPUS=1-3 is not valid: expected auto, none, or a list of CPU numbers "
         "such as 2,3 or 2_3; using auto"
     ) in result.stderr
+
+
+def test_progress_thread_sleeps_while_nothing_is_outstanding(build):
+    """The thread's CPU time, reported at MPI_Finalize, while the program only computes."""
+    program = program_path(build, "test_compute_only")
+    env = {"TANDEM_PROGRESS": "drive", "TANDEM_VERBOSE": "2"}
+    result = launch(build, 2, [program], env=env)
+    assert result.returncode == 0, result.stderr
+    shares = [
+        float(line.rsplit("(", 1)[1].rstrip("%)"))
+        for line in result.stderr.splitlines()
+        if "progress thread:" in line and "ms CPU" in line
+    ]
+    assert len(shares) == 2, result.stderr
+    assert all(share < 1.0 for share in shares), result.stderr
