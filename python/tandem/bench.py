@@ -267,3 +267,118 @@ def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
             f"| {mpi} | {transport} | {variant} | {size >> 20} MiB | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"
+
+
+def latency_configs() -> list[Config]:
+    return [
+        Config("native", False),
+        Config("tandem-off", True, {"TANDEM_PROGRESS": "off"}),
+        Config("tandem-drive", True, {"TANDEM_PROGRESS": "drive"}),
+    ]
+
+
+def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float) -> Path:
+    """Ping-pong latency/bandwidth and the 8-byte message rate, interleaved."""
+    records, problems = [], []
+    for build in builds:
+        for transport in transports:
+            args, env = transport_settings(build, transport)
+            for round_index in range(rounds):
+                for config in latency_configs():
+                    program = [
+                        str(build.directory / "tandem-bench-pingpong"),
+                        ",".join(map(str, sizes)),
+                        str(trials),
+                    ]
+                    command = launch_command(
+                        build, 2, program, config.tandem, {**env, **config.env}, args
+                    )
+                    outcome = run_launch(command, launcher_environment(build), timeout)
+                    found = [
+                        json.loads(line)
+                        for line in outcome.stdout.splitlines()
+                        if line.startswith("{")
+                    ]
+                    if outcome.timed_out or outcome.returncode not in (0, None):
+                        problems.append(
+                            f"{build.family} {transport} {config.name}: exit "
+                            f"{outcome.returncode}, timed out {outcome.timed_out}"
+                        )
+                    for r in found:
+                        records.append(
+                            {
+                                "mpi": build.family,
+                                "transport": transport,
+                                "config": config.name,
+                                "round": round_index,
+                                **r,
+                            }
+                        )
+                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        key = (r["mpi"], r["transport"], r["config"], r["test"], r["bytes"])
+        groups.setdefault(key, []).append(r)
+    summary = []
+    for (mpi, transport, config, test, size), rs in sorted(groups.items()):
+        entry = {
+            "mpi": mpi,
+            "transport": transport,
+            "config": config,
+            "test": test,
+            "bytes": size,
+            "rounds": len(rs),
+        }
+        for field_name in ("latency_us", "bandwidth_mbs", "rate_per_s"):
+            if field_name in rs[0]:
+                entry[field_name] = statistics.median(r[field_name] for r in rs)
+        summary.append(entry)
+    out.mkdir(parents=True, exist_ok=True)
+    result = {
+        "benchmark": "latency",
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
+        "rounds": rounds,
+        "trials_per_round": trials,
+        "problems": problems,
+        "records": records,
+        "summary": summary,
+    }
+    path = out / "latency.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "latency.md").write_text(latency_table(summary))
+    return path
+
+
+def latency_table(summary: list[dict]) -> str:
+    """8-byte latency, 4 MiB-or-largest bandwidth and message rate, per configuration."""
+    configs = [c.name for c in latency_configs()]
+    lines = [
+        "| MPI | transport | measure | " + " | ".join(configs) + " |",
+        "|---|---|---|" + "---|" * len(configs),
+    ]
+    for mpi, transport in sorted({(s["mpi"], s["transport"]) for s in summary}):
+        rows = [s for s in summary if (s["mpi"], s["transport"]) == (mpi, transport)]
+        pingpong = [s for s in rows if s["test"] == "pingpong"]
+        smallest = min(s["bytes"] for s in pingpong)
+        largest = max(s["bytes"] for s in pingpong)
+        measures = [
+            (f"latency {smallest} B (us)", "pingpong", smallest, "latency_us", "{:.3f}"),
+            (
+                f"bandwidth {largest >> 20} MiB (MB/s)",
+                "pingpong",
+                largest,
+                "bandwidth_mbs",
+                "{:.0f}",
+            ),
+            ("8-byte message rate (1/s)", "message_rate", 8, "rate_per_s", "{:.3g}"),
+        ]
+        for label, test, size, field_name, fmt in measures:
+            cells = []
+            for config in configs:
+                match = [
+                    s for s in rows if (s["config"], s["test"], s["bytes"]) == (config, test, size)
+                ]
+                cells.append(fmt.format(match[0][field_name]) if match else "-")
+            lines.append(f"| {mpi} | {transport} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -126,6 +126,12 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(
             f"--sizes {args.sizes}: expected byte counts separated by commas"
         ) from None
+    if args.which == "latency":
+        path = bench.latency(
+            builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.timeout
+        )
+        print(f"results: {path}")
+        return 0
     path = bench.overlap(
         builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.rate, args.timeout
     )
@@ -171,8 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
 
-    bench = sub.add_parser("bench", help="run a benchmark (overlap)")
-    bench.add_argument("which", choices=["overlap"], help="the benchmark")
+    bench = sub.add_parser("bench", help="run a benchmark (overlap, latency)")
+    bench.add_argument("which", choices=["overlap", "latency"], help="the benchmark")
     bench.add_argument(
         "--mpi",
         action="append",

@@ -184,3 +184,29 @@ def test_bench_rejects_an_unknown_transport(tmp_path):
         str(tmp_path),
         messages=["'infiniband' is not one of shm, tcp, shaped"],
     )
+
+
+def test_bench_latency_writes_json_and_table(tmp_path):
+    result = tandem_cli(
+        "bench",
+        "latency",
+        "--mpi",
+        "mpich",
+        "--transports",
+        "shm",
+        "--sizes",
+        "8,4096",
+        "--rounds",
+        "1",
+        "--trials",
+        "1",
+        "--out",
+        str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "latency.json").read_text())
+    tests = {(r["config"], r["test"]) for r in data["records"]}
+    for config in ("native", "tandem-off", "tandem-drive"):
+        assert (config, "pingpong") in tests and (config, "message_rate") in tests
+    table = (tmp_path / "latency.md").read_text()
+    assert "| MPICH | shm | latency 8 B (us) |" in table
