@@ -23,7 +23,9 @@ static unsigned next_random(unsigned *state)
 /* The size and tag of message i from 'src' to 'dst' on thread 't'. */
 static void message(int src, int dst, int t, int i, int *bytes, int *tag)
 {
-    unsigned s = (unsigned)(src * 7919 + dst * 104729 + t * 1299709 + i * 15485863) | 1u;
+    unsigned s = ((unsigned)src * 7919u + (unsigned)dst * 104729u + (unsigned)t * 1299709u +
+                  (unsigned)i * 15485863u) |
+                 1u;
     unsigned r = next_random(&s);
     static const int sizes[] = {0, 1, 8, 100, 1000, 4096, 5000, MAXSIZE};
     *bytes = sizes[r % 8];
