@@ -35,6 +35,8 @@ static void message(int src, int dst, int t, int i, int *bytes, int *tag)
 typedef struct {
     int thread;
     MPI_Comm comm;          /* this thread's duplicate of MPI_COMM_WORLD */
+    char *sendbuf;          /* kept until every rank passed the final barrier: the
+                               freed sends may read it until they are delivered */
     unsigned long checksum; /* order-independent: a sum over messages */
     long received, cancelled, freed;
 } result;
@@ -43,7 +45,7 @@ static void *exchange(void *arg)
 {
     result *res = arg;
     int t = res->thread, total = msgs * size;
-    char *sendbuf = malloc(MAXSIZE);
+    char *sendbuf = res->sendbuf;
     char *recvbuf = malloc((size_t)total * MAXSIZE);
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)(2 * total + CANCELS));
     MPI_Status *stats = malloc(sizeof(MPI_Status) * (size_t)(2 * total + CANCELS));
@@ -144,7 +146,6 @@ static void *exchange(void *arg)
         if (pending[r])
             ACCOUNT(r, stats[r]);
     free(pending);
-    free(sendbuf);
     free(recvbuf);
     free(reqs);
     free(stats);
@@ -174,7 +175,7 @@ int main(int argc, char **argv)
     pthread_t threads[THREADS];
     result results[THREADS];
     for (int t = 0; t < THREADS; t++) {
-        results[t] = (result){t, MPI_COMM_NULL, 0, 0, 0, 0};
+        results[t] = (result){t, MPI_COMM_NULL, malloc(MAXSIZE), 0, 0, 0, 0};
         MPI_Comm_dup(MPI_COMM_WORLD, &results[t].comm);
         if (provided == MPI_THREAD_MULTIPLE)
             pthread_create(&threads[t], NULL, exchange, &results[t]);
@@ -189,6 +190,8 @@ int main(int argc, char **argv)
     MPI_Request_free(&ring[0]);
     MPI_Request_free(&ring[1]);
     MPI_Barrier(MPI_COMM_WORLD); /* freed sends are delivered: all receives completed */
+    for (int t = 0; t < THREADS; t++)
+        free(results[t].sendbuf);
 
     for (int t = 0; t < THREADS; t++)
         tlog("thread %d: received %ld checksum %lu cancelled %ld freed sends %ld", t,
