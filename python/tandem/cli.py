@@ -35,6 +35,14 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
+def tandem_env(args: argparse.Namespace) -> dict[str, str]:
+    """The rank variables of -e NAME=VALUE and of the shorthand options."""
+    env = parse_env(getattr(args, "env", []))
+    if args.progress:
+        env["TANDEM_PROGRESS"] = args.progress
+    return env
+
+
 def strip_dashdash(program: list[str]) -> list[str]:
     if program and program[0] == "--":
         program = program[1:]
@@ -55,7 +63,7 @@ def command_run(args: argparse.Namespace) -> int:
         args.nprocs,
         [str(path)] + program[1:],
         with_tandem=not args.no_tandem,
-        env=parse_env(args.env),
+        env=tandem_env(args),
         launcher_args=args.launcher_arg,
     )
     if args.dry_run:
@@ -70,6 +78,7 @@ def command_exec(args: argparse.Namespace) -> int:
     path = find_program(program[0])
     build = select_build(path, load_builds(root), args.mpi, root)
     env = dict(os.environ)
+    env.update(tandem_env(args))
     env.update(rank_environment(build, True, {"LD_PRELOAD": env.get("LD_PRELOAD", "")}))
     os.execve(str(path), [str(path)] + program[1:], env)
     return 127  # not reached
@@ -167,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARG",
         help="pass ARG to the launcher (repeat for several)",
     )
+    run.add_argument(
+        "--progress", choices=["off", "drive"], help="background progress (sets TANDEM_PROGRESS)"
+    )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
     run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
@@ -174,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     exe.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
+    exe.add_argument(
+        "--progress", choices=["off", "drive"], help="background progress (sets TANDEM_PROGRESS)"
+    )
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
 

@@ -210,3 +210,12 @@ def test_bench_latency_writes_json_and_table(tmp_path):
         assert (config, "pingpong") in tests and (config, "message_rate") in tests
     table = (tmp_path / "latency.md").read_text()
     assert "| MPICH | shm | latency 8 B (us) |" in table
+
+
+def test_run_progress_option_sets_the_variable(build):
+    program = program_path(build, "test_p2p_nonblocking")
+    result = tandem_cli("run", "-n", "2", "--progress", "drive", "-e", "TANDEM_VERBOSE=2", program)
+    assert result.returncode == 0, result.stderr
+    assert "  TANDEM_PROGRESS=drive\n" in result.stderr
+    assert "progress thread:" in result.stderr
+    assert "== ok" in result.stdout
