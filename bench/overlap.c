@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 enum { WORK_N = 1 << 15 };
 static double a[WORK_N], b[WORK_N], c[WORK_N];
 
@@ -28,18 +30,6 @@ static void compute(long sweeps)
     for (long s = 0; s < sweeps; s++)
         for (int i = 0; i < WORK_N; i++)
             a[i] = b[i] + 1.0000001 * c[i] + a[i] * 1e-9;
-}
-
-static int by_value(const void *x, const void *y)
-{
-    double d = *(const double *)x - *(const double *)y;
-    return (d > 0) - (d < 0);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), by_value);
-    return v[n / 2];
 }
 
 typedef enum { ISEND_RECV, IRECV_SEND, BOTH } variant;

@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_value(const void *x, const void *y)
-{
-    double d = *(const double *)x - *(const double *)y;
-    return (d > 0) - (d < 0);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), by_value);
-    return v[n / 2];
-}
+#include "stats.h"
 
 int main(int argc, char **argv)
 {

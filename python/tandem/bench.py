@@ -124,6 +124,35 @@ def run_one(build, transport, config, variant, sizes, trials, timeout):
     return records, (hung if outcome.timed_out else None)
 
 
+def labelled(found: list[dict], build, transport: str, config: Config, round_index: int):
+    """One run's results with what produced them."""
+    return [
+        {
+            "mpi": build.family,
+            "transport": transport,
+            "config": config.name,
+            "round": round_index,
+            **r,
+        }
+        for r in found
+    ]
+
+
+def document(benchmark, rounds, trials, problems, records, summary, **extra) -> dict:
+    """The JSON document of a benchmark run: the machine, every record, the summary."""
+    return {
+        "benchmark": benchmark,
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
+        **extra,
+        "rounds": rounds,
+        "trials_per_round": trials,
+        "problems": problems,
+        "records": records,
+        "summary": summary,
+    }
+
+
 def spare_core(nranks: int = 2) -> bool:
     """Whether the machine has a core beyond the ranks' and their progress threads'."""
     return (os.cpu_count() or 1) > nranks
@@ -147,30 +176,19 @@ def overlap(
                         if problem:
                             problems.append(problem)
                             print(f"  note: {problem}")
-                        for r in found:
-                            records.append(
-                                {
-                                    "mpi": build.family,
-                                    "transport": transport,
-                                    "config": config.name,
-                                    "round": round_index,
-                                    **r,
-                                }
-                            )
+                        records += labelled(found, build, transport, config, round_index)
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
     out.mkdir(parents=True, exist_ok=True)
-    result = {
-        "benchmark": "overlap",
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
-        "shaped_rate": rate if "shaped" in transports else None,
-        "sizes": sizes,
-        "rounds": rounds,
-        "trials_per_round": trials,
-        "problems": problems,
-        "records": records,
-        "summary": summarize(records),
-    }
+    result = document(
+        "overlap",
+        rounds,
+        trials,
+        problems,
+        records,
+        summarize(records),
+        shaped_rate=rate if "shaped" in transports else None,
+        sizes=sizes,
+    )
     path = out / "overlap.json"
     path.write_text(json.dumps(result, indent=1) + "\n")
     (out / "overlap.md").write_text(markdown_table(result))
@@ -304,16 +322,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                             f"{build.family} {transport} {config.name}: exit "
                             f"{outcome.returncode}, timed out {outcome.timed_out}"
                         )
-                    for r in found:
-                        records.append(
-                            {
-                                "mpi": build.family,
-                                "transport": transport,
-                                "config": config.name,
-                                "round": round_index,
-                                **r,
-                            }
-                        )
+                    records += labelled(found, build, transport, config, round_index)
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
     groups: dict[tuple, list[dict]] = {}
     for r in records:
@@ -334,16 +343,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                 entry[field_name] = statistics.median(r[field_name] for r in rs)
         summary.append(entry)
     out.mkdir(parents=True, exist_ok=True)
-    result = {
-        "benchmark": "latency",
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
-        "rounds": rounds,
-        "trials_per_round": trials,
-        "problems": problems,
-        "records": records,
-        "summary": summary,
-    }
+    result = document("latency", rounds, trials, problems, records, summary)
     path = out / "latency.json"
     path.write_text(json.dumps(result, indent=1) + "\n")
     (out / "latency.md").write_text(latency_table(summary))
