@@ -19,10 +19,12 @@ TDM_CONFIG(REQUIRE_THREADS, "TANDEM_REQUIRE_THREADS", BOOL, "0", 0, 1, NULL,
 TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
            "and the language of the call (C or Fortran).")
-TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive",
-           "How nonblocking operations are moved in the background: off, or drive (a "
-           "progress thread drives the MPI library while operations above "
-           "TANDEM_EAGER_LIMIT are outstanding, and sleeps otherwise).")
+TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive|proxy",
+           "How nonblocking operations are moved in the background: off; drive (a progress "
+           "thread drives the MPI library while operations above TANDEM_EAGER_LIMIT are "
+           "outstanding, and sleeps otherwise); or proxy (such operations are handed to the "
+           "progress thread, which completes them with MPI_Testsome, and the application "
+           "gets a generalized request whose MPI_Wait sleeps instead of spinning).")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep",
            "How the progress thread waits between two polls: spin, yield the CPU (the "
            "default: measured best on a shared core), or sleep with a pause that grows up "
@@ -33,6 +35,10 @@ TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node is bound to, "
            "else the rank's own CPUs), none (where the OS puts it), or one CPU per local rank "
            "as a list such as 2,3 or 2_3.")
+TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
+           "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
+           "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "
+           "with computation; 0 leaves them to the MPI library.")
 TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "4k", 0, 1LL << 40, NULL,
            "Operations of at most this many bytes are not counted as background work: the "
            "MPI library sends them eagerly and waking the progress thread would only add "

@@ -16,8 +16,10 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/proxy.h"
 #include "core/runtime.h"
 #include "impl/impl.h"
+#include "io/offload.h"
 #include "tandem.h"
 #include "wrappers/gen_hooks.h"
 
@@ -146,12 +148,15 @@ int tdm_hook_Finalize(int lang)
     TDM_TRACE_CALL("MPI_Finalize", lang);
     /* Tandem's threads stop before the MPI library goes away. */
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
+    tdm_io_stop();
     tdm_progress_stop();
     if (report) {
         double cpu, wall;
         tdm_progress_times(&cpu, &wall);
-        tdm_log_info("progress thread: %ld polls, %.3f ms CPU in %.3f s (%.2f%%)",
-                     tdm_progress_polls(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0);
+        tdm_log_info("progress thread: %ld polls, %.3f ms CPU in %.3f s (%.2f%%); %ld operations "
+                     "proxied, %ld file operations offloaded",
+                     tdm_progress_polls(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
+                     tdm_proxy_posted(), tdm_io_offloaded());
     }
     tdm_trace_on = 0;
     tdm_active = 0;

@@ -23,10 +23,12 @@
 #include "core/affinity.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/proxy.h"
 #include "core/request.h"
 #include "core/runtime.h"
 
 int tdm_progress_running;
+int tdm_progress_strategy;
 atomic_int tdm_progress_blocked;
 
 static struct {
@@ -170,9 +172,19 @@ static void drive_mpi(void *context)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)context, &flag, MPI_STATUS_IGNORE);
 }
 
+/* The proxy strategy's poll: test the pending proxies, which drives the MPI
+   library as well; with none pending (only persistent requests counted), drive
+   it as the drive strategy does. */
+static void poll_proxies(void *context)
+{
+    if (tdm_proxy_poll() == 0)
+        drive_mpi(context);
+}
+
 int tdm_progress_start(void)
 {
-    if (tdm_config[TDM_CFG_PROGRESS].number == 0) /* "off" */
+    tdm_progress_strategy = (int)TDM_CONFIG_NUMBER(PROGRESS);
+    if (tdm_progress_strategy == TDM_PROGRESS_OFF)
         return MPI_SUCCESS;
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &private_comm);
     if (rc != MPI_SUCCESS)
@@ -181,12 +193,14 @@ int tdm_progress_start(void)
     rc = tdm_affinity_choose(tdm_config[TDM_CFG_PROGRESS_CPUS].text, &cpu);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (tdm_progress_engine_start(drive_mpi, &private_comm,
-                                  (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL),
+    tdm_progress_drive_fn poll =
+        tdm_progress_strategy == TDM_PROGRESS_PROXY ? poll_proxies : drive_mpi;
+    if (tdm_progress_engine_start(poll, &private_comm, (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL),
                                   (int)TDM_CONFIG_NUMBER(POLL_MAX_US), cpu) != 0) {
         tdm_log_warn("cannot start the progress thread; nonblocking calls progress as without "
                      "Tandem");
         PMPI_Comm_free(&private_comm);
+        tdm_progress_strategy = TDM_PROGRESS_OFF;
     }
     return MPI_SUCCESS;
 }
@@ -199,4 +213,5 @@ void tdm_progress_stop(void)
         PMPI_Comm_free(&private_comm);
     }
     tdm_request_reset();
+    tdm_progress_strategy = TDM_PROGRESS_OFF;
 }

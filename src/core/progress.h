@@ -12,6 +12,11 @@
    in MPI_Init/MPI_Finalize only). */
 extern int tdm_progress_running;
 
+/* The strategy in force (TANDEM_PROGRESS): TDM_PROGRESS_OFF until the thread
+   started; written only in MPI_Init and MPI_Finalize. */
+enum { TDM_PROGRESS_OFF = 0, TDM_PROGRESS_DRIVE = 1, TDM_PROGRESS_PROXY = 2 };
+extern int tdm_progress_strategy;
+
 /* Number of application threads now inside a blocking MPI call; the progress
    thread backs off meanwhile, since the MPI library progresses itself then. */
 extern atomic_int tdm_progress_blocked;

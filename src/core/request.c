@@ -1,8 +1,9 @@
 /*
  * The request tracker: an open-addressing hash table keyed by the bits of an
  * MPI_Request (a pointer in Open MPI, an int in MPICH), under one mutex. The
- * table is touched only for operations above the eager limit and for
- * persistent requests, so its cost stays off the small-message path.
+ * table is touched only for operations above the eager limit, for persistent
+ * requests and for proxies, so its cost stays off the small-message path. It
+ * also maps the generalized request of a proxy to the proxy itself.
  */
 #include "core/request.h"
 
@@ -22,9 +23,11 @@ typedef struct {
     unsigned char counted;    /* active and above the eager limit */
     unsigned char persistent; /* stays known after completion */
     unsigned char large;      /* persistent: above the eager limit when started */
+    void *proxy;              /* the proxy behind a generalized request, or NULL */
 } slot;
 
 atomic_long tdm_request_counted;
+atomic_long tdm_request_proxies;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static slot *slots;
@@ -98,12 +101,15 @@ static slot *find_or_insert(uint64_t key)
     if (slots[i].state == SLOT_EMPTY)
         used++;
     live++;
-    slots[i] = (slot){key, SLOT_USED, 0, 0, 0};
+    slots[i] = (slot){key, SLOT_USED, 0, 0, 0, NULL};
     return &slots[i];
 }
 
 static void remove_slot(slot *s)
 {
+    if (s->proxy)
+        atomic_fetch_sub_explicit(&tdm_request_proxies, 1, memory_order_relaxed);
+    s->proxy = NULL;
     s->state = SLOT_DELETED;
     live--;
 }
@@ -181,6 +187,40 @@ void tdm_request_freed(MPI_Request request)
     pthread_mutex_unlock(&lock);
 }
 
+void tdm_request_work_begin(void)
+{
+    if (atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_acq_rel) == 0)
+        tdm_progress_wake();
+}
+
+void tdm_request_work_end(void)
+{
+    atomic_fetch_sub_explicit(&tdm_request_counted, 1, memory_order_acq_rel);
+}
+
+int tdm_request_add_proxy(MPI_Request handle, void *proxy)
+{
+    pthread_mutex_lock(&lock);
+    slot *s = find_or_insert(key_of(handle));
+    if (s && !s->proxy) {
+        s->proxy = proxy;
+        atomic_fetch_add_explicit(&tdm_request_proxies, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&lock);
+    return s ? 0 : -1;
+}
+
+void *tdm_request_proxy_of(MPI_Request handle)
+{
+    void *proxy = NULL;
+    pthread_mutex_lock(&lock);
+    slot *s = find(key_of(handle));
+    if (s)
+        proxy = s->proxy;
+    pthread_mutex_unlock(&lock);
+    return proxy;
+}
+
 size_t tdm_request_known(void)
 {
     pthread_mutex_lock(&lock);
@@ -196,5 +236,6 @@ void tdm_request_reset(void)
     slots = NULL;
     capacity = used = live = 0;
     atomic_store(&tdm_request_counted, 0);
+    atomic_store(&tdm_request_proxies, 0);
     pthread_mutex_unlock(&lock);
 }

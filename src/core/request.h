@@ -37,6 +37,26 @@ void tdm_request_completed(MPI_Request request);
 /* The request was freed: forget it. */
 void tdm_request_freed(MPI_Request request);
 
+/* Work that is not an application request (a proxy handed to the progress
+   thread) begins or ends: counted like a started request. */
+void tdm_request_work_begin(void);
+void tdm_request_work_end(void);
+
+/* Number of proxies whose generalized request the tracker maps. */
+extern atomic_long tdm_request_proxies;
+
+static inline long tdm_request_proxies_known(void)
+{
+    return atomic_load_explicit(&tdm_request_proxies, memory_order_acquire);
+}
+
+/* Map the generalized request 'handle' to 'proxy' (0, or -1 out of memory);
+   tdm_request_freed() forgets the mapping. */
+int tdm_request_add_proxy(MPI_Request handle, void *proxy);
+
+/* The proxy behind 'handle', or NULL. */
+void *tdm_request_proxy_of(MPI_Request handle);
+
 /* Number of requests the tracker knows (counted or persistent); for tests. */
 size_t tdm_request_known(void);
 

@@ -39,4 +39,8 @@ int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
     (void)address;
     return 0;
 }
+int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    return PMPI_Waitall(count, requests, statuses);
+}
 #endif

@@ -27,4 +27,9 @@ int tdm_impl_f_is_in_place(const void *address);
 int tdm_impl_f_is_status_ignore(const MPI_Fint *address);
 int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address);
 
+/* MPI_Waitall as this MPI library does it correctly under
+   MPI_THREAD_MULTIPLE (the level Tandem asks for on the application's
+   behalf). */
+int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+
 #endif

@@ -42,4 +42,8 @@ int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
 {
     return mpipriv2_ && address == &mpipriv2_[0];
 }
+int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    return PMPI_Waitall(count, requests, statuses);
+}
 #endif

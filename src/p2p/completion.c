@@ -1,17 +1,30 @@
 /*
- * Completion calls. Each one goes to the MPI library unchanged; Tandem only
- * learns which counted requests completed so that the progress thread can
- * sleep once nothing is outstanding. MPI sets a completed request to
- * MPI_REQUEST_NULL, so the handles are copied before the call. While nothing
- * is counted the hooks are a single load and the PMPI call. Application
- * threads.
+ * Completion calls. Each one goes to the MPI library; Tandem learns which
+ * counted requests completed so that the progress thread can sleep once
+ * nothing is outstanding (MPI sets a completed request to MPI_REQUEST_NULL,
+ * so the handles are copied before the call).
+ *
+ * Proxies (generalized requests of the proxy strategy and of the MPI-IO
+ * offload) are completed by Tandem's threads, and the MPI libraries spin while
+ * they wait for a generalized request. So a wait first sleeps on Tandem's own
+ * condition until the proxies it needs are finished, then lets the MPI library
+ * return them at once; an array that also holds native requests is polled
+ * with the Test variant instead. A proxy's error becomes the call's return
+ * code (MPI_ERR_IN_STATUS and the status's MPI_ERROR for the calls that
+ * complete several requests).
+ *
+ * While nothing is counted and no proxy exists, each hook is two loads and
+ * the PMPI call. Application threads.
  */
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/progress.h"
+#include "core/proxy.h"
 #include "core/request.h"
+#include "impl/impl.h"
 #include "wrappers/gen_hooks.h"
 
 enum { STACK_REQUESTS = 32 };
@@ -53,9 +66,103 @@ static void completed_all(const snapshot *s, int count, int rc, const MPI_Status
     }
 }
 
+/* The proxies of a request array, each held; items[i] is NULL for a native
+   request. */
+typedef struct {
+    tdm_proxy *stack[STACK_REQUESTS];
+    tdm_proxy **items; /* NULL when the array holds no proxy */
+    int count;
+    int natives; /* active native requests in the array */
+} proxy_set;
+
+static void proxies_take(proxy_set *ps, const MPI_Request *requests, int count)
+{
+    ps->items = NULL;
+    ps->count = count;
+    ps->natives = 0;
+    if (tdm_request_proxies_known() == 0 || count <= 0)
+        return;
+    tdm_proxy **items =
+        count <= STACK_REQUESTS ? ps->stack : malloc(sizeof(tdm_proxy *) * (size_t)count);
+    if (!items) /* the MPI library then spins on the proxies: slower, still right */
+        return;
+    int found = 0;
+    for (int i = 0; i < count; i++) {
+        items[i] = tdm_proxy_hold(requests[i]);
+        if (items[i])
+            found++;
+        else if (requests[i] != MPI_REQUEST_NULL)
+            ps->natives++;
+    }
+    if (found)
+        ps->items = items;
+    else if (items != ps->stack)
+        free(items);
+}
+
+static void proxies_release(proxy_set *ps)
+{
+    if (!ps->items)
+        return;
+    for (int i = 0; i < ps->count; i++)
+        if (ps->items[i])
+            tdm_proxy_release(ps->items[i]);
+    if (ps->items != ps->stack)
+        free(ps->items);
+}
+
+/* The error of entry i if it is a finished proxy that failed, else MPI_SUCCESS. */
+static int proxy_error(const proxy_set *ps, int i)
+{
+    if (!ps->items || i < 0 || i >= ps->count || !ps->items[i] || !tdm_proxy_done(ps->items[i]))
+        return MPI_SUCCESS;
+    return ps->items[i]->error;
+}
+
+/* After a call that completed the entries indices[0..n) (or 0..n when indices
+   is NULL): report failed proxies as MPI_ERR_IN_STATUS, as the MPI library
+   does for its own requests. */
+static int proxy_errors_in_status(const proxy_set *ps, int rc, int n, const int *indices,
+                                  MPI_Status *statuses)
+{
+    if (!ps->items || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS))
+        return rc;
+    int failed = 0;
+    for (int k = 0; k < n; k++)
+        failed |= proxy_error(ps, indices ? indices[k] : k) != MPI_SUCCESS;
+    if (!failed)
+        return rc;
+    if (statuses != MPI_STATUSES_IGNORE)
+        for (int k = 0; k < n; k++) {
+            int error = proxy_error(ps, indices ? indices[k] : k);
+            if (error != MPI_SUCCESS || rc == MPI_SUCCESS)
+                statuses[k].MPI_ERROR = error;
+        }
+    return MPI_ERR_IN_STATUS;
+}
+
+/* Sleep until every proxy of the set is finished. */
+static void proxies_wait_all(const proxy_set *ps)
+{
+    for (int i = 0; ps->items && i < ps->count; i++)
+        if (ps->items[i])
+            tdm_proxy_wait(ps->items[i]);
+}
+
 int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
 {
     (void)lang;
+    if (tdm_request_proxies_known() > 0) {
+        tdm_proxy *proxy = tdm_proxy_hold(*request);
+        if (proxy) {
+            tdm_proxy_wait(proxy);
+            int rc = PMPI_Wait(request, status);
+            if (rc == MPI_SUCCESS)
+                rc = proxy->error;
+            tdm_proxy_release(proxy);
+            return rc;
+        }
+    }
     if (tdm_request_outstanding() == 0)
         return PMPI_Wait(request, status);
     MPI_Request before = *request;
@@ -69,13 +176,37 @@ int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
 int tdm_hook_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status)
 {
     (void)lang;
-    if (tdm_request_outstanding() == 0)
+    if (tdm_request_outstanding() == 0 && tdm_request_proxies_known() == 0)
         return PMPI_Test(request, flag, status);
     MPI_Request before = *request;
+    tdm_proxy *proxy = tdm_proxy_hold(before);
     int rc = PMPI_Test(request, flag, status);
     if (*flag)
         tdm_request_completed(before);
+    if (proxy) {
+        if (rc == MPI_SUCCESS && *flag)
+            rc = proxy->error;
+        tdm_proxy_release(proxy);
+    }
     return rc;
+}
+
+/* Waitany over an array holding proxies: sleep while it holds only proxies,
+   else poll with Testany (which also moves the native requests). */
+static int wait_any_with_proxies(const proxy_set *ps, int count, MPI_Request requests[], int *index,
+                                 MPI_Status *status)
+{
+    if (ps->natives == 0) {
+        tdm_proxy_wait_any(ps->items, count);
+        return PMPI_Waitany(count, requests, index, status);
+    }
+    for (;;) {
+        int flag = 0;
+        int rc = PMPI_Testany(count, requests, index, &flag, status);
+        if (rc != MPI_SUCCESS || flag)
+            return rc;
+        sched_yield();
+    }
 }
 
 int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *index,
@@ -83,12 +214,22 @@ int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
-    tdm_progress_blocking_enter();
-    int rc = PMPI_Waitany(count, array_of_requests, index, status);
-    tdm_progress_blocking_leave();
+    proxies_take(&ps, array_of_requests, count);
+    int rc;
+    if (ps.items) {
+        rc = wait_any_with_proxies(&ps, count, array_of_requests, index, status);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = PMPI_Waitany(count, array_of_requests, index, status);
+        tdm_progress_blocking_leave();
+    }
     if (s.items && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
         tdm_request_completed(s.items[*index]);
+    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
+        rc = proxy_error(&ps, *index);
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }
@@ -98,10 +239,15 @@ int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
+    proxies_take(&ps, array_of_requests, count);
     int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
     if (s.items && *flag && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
         tdm_request_completed(s.items[*index]);
+    if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+        rc = proxy_error(&ps, *index);
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }
@@ -115,17 +261,44 @@ static void completed_some(const snapshot *s, int count, const int *outcount, co
             tdm_request_completed(s->items[indices[i]]);
 }
 
+/* Waitsome over an array holding proxies, as wait_any_with_proxies. */
+static int wait_some_with_proxies(const proxy_set *ps, int incount, MPI_Request requests[],
+                                  int *outcount, int indices[], MPI_Status statuses[])
+{
+    if (ps->natives == 0) {
+        tdm_proxy_wait_any(ps->items, incount);
+        return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    }
+    for (;;) {
+        int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+        if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount != 0)
+            return rc;
+        sched_yield();
+    }
+}
+
 int tdm_hook_Waitsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount,
                       int array_of_indices[], MPI_Status array_of_statuses[])
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, incount);
-    tdm_progress_blocking_enter();
-    int rc =
-        PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    tdm_progress_blocking_leave();
+    proxies_take(&ps, array_of_requests, incount);
+    int rc;
+    if (ps.items) {
+        rc = wait_some_with_proxies(&ps, incount, array_of_requests, outcount, array_of_indices,
+                                    array_of_statuses);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices,
+                           array_of_statuses);
+        tdm_progress_blocking_leave();
+    }
     completed_some(&s, incount, outcount, array_of_indices);
+    if (*outcount != MPI_UNDEFINED)
+        rc = proxy_errors_in_status(&ps, rc, *outcount, array_of_indices, array_of_statuses);
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }
@@ -135,10 +308,15 @@ int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], in
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, incount);
+    proxies_take(&ps, array_of_requests, incount);
     int rc =
         PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     completed_some(&s, incount, outcount, array_of_indices);
+    if (*outcount != MPI_UNDEFINED)
+        rc = proxy_errors_in_status(&ps, rc, *outcount, array_of_indices, array_of_statuses);
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }
@@ -148,11 +326,19 @@ int tdm_hook_Waitall(int lang, int count, MPI_Request array_of_requests[],
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
-    tdm_progress_blocking_enter();
-    int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    tdm_progress_blocking_leave();
+    proxies_take(&ps, array_of_requests, count);
+    proxies_wait_all(&ps);
+    int blocks = !ps.items || ps.natives > 0;
+    if (blocks)
+        tdm_progress_blocking_enter();
+    int rc = tdm_impl_waitall(count, array_of_requests, array_of_statuses);
+    if (blocks)
+        tdm_progress_blocking_leave();
     completed_all(&s, count, rc, array_of_statuses);
+    rc = proxy_errors_in_status(&ps, rc, count, NULL, array_of_statuses);
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }
@@ -162,10 +348,15 @@ int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *
 {
     (void)lang;
     snapshot s;
+    proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
+    proxies_take(&ps, array_of_requests, count);
     int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-    if (*flag)
+    if (*flag) {
         completed_all(&s, count, rc, array_of_statuses);
+        rc = proxy_errors_in_status(&ps, rc, count, NULL, array_of_statuses);
+    }
+    proxies_release(&ps);
     snapshot_release(&s);
     return rc;
 }

@@ -1,12 +1,18 @@
 /*
  * Starting nonblocking point-to-point operations. The operation is posted on
  * the caller's thread exactly as the application asked (this keeps MPI's
- * ordering); Tandem then counts it in the request tracker if it is larger
- * than the eager limit, which wakes the progress thread. Application threads.
+ * ordering). If it is larger than the eager limit, Tandem then either counts
+ * it in the request tracker (drive strategy), which wakes the progress thread,
+ * or hands it to the progress thread behind a generalized request (proxy
+ * strategy). Persistent requests stay native in both strategies: a
+ * generalized request cannot be started again, so they are counted while
+ * active and driven. Application threads.
  */
 #include <mpi.h>
 
+#include "core/config.h"
 #include "core/progress.h"
+#include "core/proxy.h"
 #include "core/request.h"
 #include "wrappers/gen_hooks.h"
 
@@ -16,6 +22,22 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
     if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS)
         return 0;
     return (long long)count * size;
+}
+
+/* A started operation of 'bytes' bytes whose request is *request. */
+static void started(MPI_Request *request, long long bytes)
+{
+    if (bytes <= TDM_CONFIG_NUMBER(EAGER_LIMIT))
+        return;
+    if (tdm_progress_strategy == TDM_PROGRESS_PROXY)
+        tdm_proxy_post(request);
+    else
+        tdm_request_started(*request, bytes);
+}
+
+static void persistent(MPI_Request *request, long long bytes)
+{
+    tdm_request_persistent(*request, bytes);
 }
 
 /* Isend, Ibsend, Issend, Irsend, Irecv and the five persistent *_init calls
@@ -28,7 +50,7 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
         (void)lang;                                                                               \
         int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
         if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
-            track(*request, bytes_of(count, datatype));                                           \
+            track(request, bytes_of(count, datatype));                                            \
         return rc;                                                                                \
     }
 
@@ -39,22 +61,22 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
         (void)lang;                                                              \
         int rc = PMPI_##name(buf, count, datatype, message, request);            \
         if (rc == MPI_SUCCESS && tdm_progress_running)                           \
-            tdm_request_started(*request, bytes_of(count, datatype));            \
+            started(request, bytes_of(count, datatype));                         \
         return rc;                                                               \
     }
 
-#define TDM_ALL_HOOKS(COUNT, suffix)                                              \
-    TDM_P2P_HOOK(Isend##suffix, COUNT, const void *, tdm_request_started)         \
-    TDM_P2P_HOOK(Ibsend##suffix, COUNT, const void *, tdm_request_started)        \
-    TDM_P2P_HOOK(Issend##suffix, COUNT, const void *, tdm_request_started)        \
-    TDM_P2P_HOOK(Irsend##suffix, COUNT, const void *, tdm_request_started)        \
-    TDM_P2P_HOOK(Irecv##suffix, COUNT, void *, tdm_request_started)               \
-    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                                        \
-    TDM_P2P_HOOK(Send_init##suffix, COUNT, const void *, tdm_request_persistent)  \
-    TDM_P2P_HOOK(Bsend_init##suffix, COUNT, const void *, tdm_request_persistent) \
-    TDM_P2P_HOOK(Ssend_init##suffix, COUNT, const void *, tdm_request_persistent) \
-    TDM_P2P_HOOK(Rsend_init##suffix, COUNT, const void *, tdm_request_persistent) \
-    TDM_P2P_HOOK(Recv_init##suffix, COUNT, void *, tdm_request_persistent)
+#define TDM_ALL_HOOKS(COUNT, suffix)                                  \
+    TDM_P2P_HOOK(Isend##suffix, COUNT, const void *, started)         \
+    TDM_P2P_HOOK(Ibsend##suffix, COUNT, const void *, started)        \
+    TDM_P2P_HOOK(Issend##suffix, COUNT, const void *, started)        \
+    TDM_P2P_HOOK(Irsend##suffix, COUNT, const void *, started)        \
+    TDM_P2P_HOOK(Irecv##suffix, COUNT, void *, started)               \
+    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                            \
+    TDM_P2P_HOOK(Send_init##suffix, COUNT, const void *, persistent)  \
+    TDM_P2P_HOOK(Bsend_init##suffix, COUNT, const void *, persistent) \
+    TDM_P2P_HOOK(Ssend_init##suffix, COUNT, const void *, persistent) \
+    TDM_P2P_HOOK(Rsend_init##suffix, COUNT, const void *, persistent) \
+    TDM_P2P_HOOK(Recv_init##suffix, COUNT, void *, persistent)
 
 TDM_ALL_HOOKS(int, )
 #if MPI_VERSION >= 4

@@ -519,7 +519,7 @@ static inline int tdm_dispatch_File_iread(int lang, MPI_File fh, void *buf, int 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread", lang);
-    return PMPI_File_iread(fh, buf, count, datatype, request);
+    return tdm_hook_File_iread(lang, fh, buf, count, datatype, request);
 }
 
 #if MPI_VERSION >= 4
@@ -528,7 +528,7 @@ static inline int tdm_dispatch_File_iread_c(int lang, MPI_File fh, void *buf, MP
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_c", lang);
-    return PMPI_File_iread_c(fh, buf, count, datatype, request);
+    return tdm_hook_File_iread_c(lang, fh, buf, count, datatype, request);
 }
 
 #endif
@@ -537,7 +537,7 @@ static inline int tdm_dispatch_File_iwrite(int lang, MPI_File fh, const void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite", lang);
-    return PMPI_File_iwrite(fh, buf, count, datatype, request);
+    return tdm_hook_File_iwrite(lang, fh, buf, count, datatype, request);
 }
 
 #if MPI_VERSION >= 4
@@ -546,7 +546,7 @@ static inline int tdm_dispatch_File_iwrite_c(int lang, MPI_File fh, const void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_c", lang);
-    return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
+    return tdm_hook_File_iwrite_c(lang, fh, buf, count, datatype, request);
 }
 
 #endif
@@ -555,7 +555,7 @@ static inline int tdm_dispatch_File_iread_at(int lang, MPI_File fh, MPI_Offset o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at", lang);
-    return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    return tdm_hook_File_iread_at(lang, fh, offset, buf, count, datatype, request);
 }
 
 #if MPI_VERSION >= 4
@@ -564,7 +564,7 @@ static inline int tdm_dispatch_File_iread_at_c(int lang, MPI_File fh, MPI_Offset
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_c", lang);
-    return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
+    return tdm_hook_File_iread_at_c(lang, fh, offset, buf, count, datatype, request);
 }
 
 #endif
@@ -573,7 +573,7 @@ static inline int tdm_dispatch_File_iwrite_at(int lang, MPI_File fh, MPI_Offset 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at", lang);
-    return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    return tdm_hook_File_iwrite_at(lang, fh, offset, buf, count, datatype, request);
 }
 
 #if MPI_VERSION >= 4
@@ -582,7 +582,7 @@ static inline int tdm_dispatch_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offse
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_c", lang);
-    return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
+    return tdm_hook_File_iwrite_at_c(lang, fh, offset, buf, count, datatype, request);
 }
 
 #endif

@@ -66,5 +66,21 @@ int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *
 int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
 int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
 int tdm_hook_Request_free(int lang, MPI_Request *request);
+int tdm_hook_File_iread(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_File_iread_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+#endif
+int tdm_hook_File_iwrite(int lang, MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_File_iwrite_c(int lang, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+#endif
+int tdm_hook_File_iread_at(int lang, MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_File_iread_at_c(int lang, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+#endif
+int tdm_hook_File_iwrite_at(int lang, MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
+#endif
 
 #endif

@@ -192,6 +192,27 @@ def test_drive_strategy_runs_a_progress_thread_that_polls(build):
     assert len(polls) == 2 and all(p > 0 for p in polls), result.stderr
 
 
+def test_proxy_strategy_proxies_and_offloads(build):
+    """Under TANDEM_PROGRESS=proxy the nonblocking operations become proxies
+    and the nonblocking file operations go to the worker thread."""
+    env = {"TANDEM_PROGRESS": "proxy", "TANDEM_EAGER_LIMIT": "0", "TANDEM_VERBOSE": "2"}
+    for name, pattern in [
+        ("test_p2p_nonblocking", r"(\d+) operations proxied"),
+        ("test_io", r"(\d+) file operations offloaded"),
+    ]:
+        result = launch(build, 2, [program_path(build, name)], env=env)
+        assert result.returncode == 0, result.stderr
+        counts = [int(n) for n in re.findall(pattern, result.stderr)]
+        assert len(counts) == 2 and all(n > 0 for n in counts), result.stderr
+
+
+def test_io_offload_can_be_switched_off(build):
+    env = {"TANDEM_PROGRESS": "drive", "TANDEM_IO_OFFLOAD": "0", "TANDEM_VERBOSE": "2"}
+    result = launch(build, 2, [program_path(build, "test_io")], env=env)
+    assert result.returncode == 0, result.stderr
+    assert re.findall(r"(\d+) file operations offloaded", result.stderr) == ["0", "0"]
+
+
 def test_progress_off_starts_no_thread(build):
     program = program_path(build, "test_p2p_nonblocking")
     result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "2", "TANDEM_EAGER_LIMIT": "0"})
