@@ -44,10 +44,13 @@ build/%/libtandem.so:
 demo: build
 	$(VPY) bench/demo.py
 
-# The overlap benchmark on every MPI and transport; results in docs/perf/.
+# Every benchmark on every MPI and transport; results in docs/perf/.
 # The shaped network needs root (ip netns, tc).
 bench: build
 	$(VENV)/bin/tandem bench overlap --out docs/perf
+	$(VENV)/bin/tandem bench latency --transports shm,tcp --out docs/perf
+	$(VENV)/bin/tandem bench halo --transports shm,tcp --out docs/perf
+	$(VENV)/bin/tandem bench io --out docs/perf
 
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"

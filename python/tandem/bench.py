@@ -38,6 +38,7 @@ def configs_for(build: Build, transport: str) -> list[Config]:
         Config("native", False),
         Config("tandem-drive-yield", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "yield"}),
         Config("tandem-drive-sleep", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "sleep"}),
+        Config("tandem-proxy-yield", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_POLL": "yield"}),
     ]
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
@@ -101,27 +102,39 @@ def shaped_network(rate: str) -> None:
             raise TandemError(f"{' '.join(command)} failed: {result.stderr.strip()}")
 
 
-def run_one(build, transport, config, variant, sizes, trials, timeout):
+def run_records(build, nprocs, program, transport, config, timeout):
+    """One launch of a benchmark program that prints JSON lines: its records,
+    and a problem (a failure, or a hang in MPI_Finalize) or None."""
     args, env = transport_settings(build, transport)
     env = {**env, **config.env}
+    command = launch_command(
+        build, nprocs, program, config.tandem, env, args + config.launcher_args
+    )
+    if transport == "shaped":
+        command = ["ip", "netns", "exec", NETNS, *command]
+    outcome = run_launch(command, launcher_environment(build), timeout)
+    records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
+    if outcome.returncode not in (0, None) or not records:
+        return (
+            [],
+            f"{' '.join(command)}: exit {outcome.returncode}: {outcome.stderr.strip()[-500:]}",
+        )
+    name = Path(program[0]).name
+    hung = f"{build.family} {transport} {config.name} {name}: hung in MPI_Finalize, killed"
+    return records, (hung if outcome.timed_out else None)
+
+
+def run_one(build, transport, config, variant, sizes, trials, timeout):
     program = [
         str(build.directory / "tandem-bench-overlap"),
         variant,
         ",".join(map(str, sizes)),
         str(trials),
     ]
-    command = launch_command(build, 2, program, config.tandem, env, args + config.launcher_args)
-    if transport == "shaped":
-        command = ["ip", "netns", "exec", NETNS, *command]
-    outcome = run_launch(command, launcher_environment(build), timeout)
-    records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
-    if outcome.returncode not in (0, None) or len(records) != len(sizes):
-        return (
-            [],
-            f"{' '.join(command)}: exit {outcome.returncode}: {outcome.stderr.strip()[-500:]}",
-        )
-    hung = f"{build.family} {transport} {config.name} {variant}: hung in MPI_Finalize, killed"
-    return records, (hung if outcome.timed_out else None)
+    records, problem = run_records(build, 2, program, transport, config, timeout)
+    if records and len(records) != len(sizes):
+        return [], f"{build.family} {transport} {config.name} {variant}: missing sizes"
+    return records, problem
 
 
 def labelled(found: list[dict], build, transport: str, config: Config, round_index: int):
@@ -292,6 +305,7 @@ def latency_configs() -> list[Config]:
         Config("native", False),
         Config("tandem-off", True, {"TANDEM_PROGRESS": "off"}),
         Config("tandem-drive", True, {"TANDEM_PROGRESS": "drive"}),
+        Config("tandem-proxy", True, {"TANDEM_PROGRESS": "proxy"}),
     ]
 
 
@@ -382,3 +396,150 @@ def latency_table(summary: list[dict]) -> str:
                 cells.append(fmt.format(match[0][field_name]) if match else "-")
             lines.append(f"| {mpi} | {transport} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def rounds_of(builds, transports, nprocs_list, configs_of, program_of, rounds, timeout):
+    """Run program_of(build, nprocs) under every configuration, interleaved
+    round by round; returns the labelled records and the problems."""
+    records, problems = [], []
+    for build in builds:
+        for transport in transports:
+            configs = configs_of(build, transport)
+            for round_index in range(rounds):
+                for nprocs in nprocs_list:
+                    for config in configs:
+                        found, problem = run_records(
+                            build, nprocs, program_of(build, nprocs), transport, config, timeout
+                        )
+                        if problem:
+                            problems.append(problem)
+                            print(f"  note: {problem}")
+                        records += labelled(found, build, transport, config, round_index)
+                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+    return records, problems
+
+
+def summarize_by(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
+    """Medians of 'fields' over the records that agree on 'keys'."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    return [
+        {
+            **dict(zip(keys, key)),
+            **{f: statistics.median(r[f] for r in rs) for f in fields},
+            "rounds": len(rs),
+        }
+        for key, rs in sorted(groups.items())
+    ]
+
+
+def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout):
+    """The seed's ghost-cell exchange, strong scaling over nprocs_list."""
+
+    def program_of(build, nprocs):
+        name = str(build.directory / "tandem-bench-halo")
+        return [name, str(cells), str(halo_bytes), str(steps), str(trials)]
+
+    records, problems = rounds_of(
+        builds, transports, nprocs_list, configs_for, program_of, rounds, timeout
+    )
+    keys = ("mpi", "transport", "config", "ranks")
+    summary = summarize_by(records, keys, ("step_s", "compute_s", "comm_s", "hidden"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document(
+        "halo", rounds, trials, problems, records, summary, cells=cells, halo_bytes=halo_bytes
+    )
+    path = out / "halo.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "halo.md").write_text(halo_table(summary))
+    plot_lines(
+        summary, "ranks", "step_s", 1e3, "time per step (ms)", out / "halo.png", "Ghost cells"
+    )
+    return path
+
+
+def halo_table(summary: list[dict]) -> str:
+    lines = [
+        "| MPI | transport | ranks | config | step (ms) | compute (ms) | exchange (ms) | hidden |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['config']} | "
+            f"{1e3 * s['step_s']:.2f} | {1e3 * s['compute_s']:.2f} | {1e3 * s['comm_s']:.2f} | "
+            f"{100 * s['hidden']:.0f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def io_configs(build: Build, transport: str) -> list[Config]:
+    configs = [
+        Config("native", False),
+        Config("tandem-drive", True, {"TANDEM_PROGRESS": "drive"}),
+        Config("tandem-proxy", True, {"TANDEM_PROGRESS": "proxy"}),
+    ]
+    if build.family == "MPICH":
+        configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
+    return configs
+
+
+def io(builds, nprocs_list, size, rounds, trials, out, timeout, directory: Path):
+    """MPI_File_iwrite_at of 'size' bytes per rank while computing."""
+
+    def program_of(build, nprocs):
+        target = directory / f"tandem-io-bench-{os.getpid()}.dat"
+        return [
+            str(build.directory / "tandem-bench-io-overlap"),
+            str(target),
+            str(size),
+            str(trials),
+        ]
+
+    records, problems = rounds_of(
+        builds, ["shm"], nprocs_list, io_configs, program_of, rounds, timeout
+    )
+    keys = ("mpi", "config", "ranks", "bytes")
+    summary = summarize_by(records, keys, ("availability", "slowdown", "transfer_s"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document("io", rounds, trials, problems, records, summary, directory=str(directory))
+    path = out / "io.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    lines = [
+        "| MPI | ranks | size | config | availability | slowdown | write alone (ms) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['mpi']} | {s['ranks']} | {s['bytes'] >> 20} MiB | {s['config']} | "
+            f"{100 * s['availability']:.0f}% | {100 * s['slowdown']:+.0f}% | "
+            f"{1e3 * s['transfer_s']:.1f} |"
+        )
+    (out / "io.md").write_text("\n".join(lines) + "\n")
+    plot_lines(summary, "ranks", "availability", 100, "availability (%)", out / "io.png", "MPI-IO")
+    return path
+
+
+def plot_lines(summary, x_key, y_key, scale, ylabel, path: Path, title: str) -> None:
+    """One panel per MPI (and transport): y against x, one line per configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(s["mpi"], s.get("transport", "")) for s in summary})
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, (mpi, transport) in zip(axes[0], panels):
+        rows = [s for s in summary if (s["mpi"], s.get("transport", "")) == (mpi, transport)]
+        for config in sorted({s["config"] for s in rows}):
+            line = sorted((s for s in rows if s["config"] == config), key=lambda s: s[x_key])
+            ax.plot(
+                [s[x_key] for s in line], [scale * s[y_key] for s in line], marker="o", label=config
+            )
+        ax.set_title(f"{title}, {mpi} {transport}".strip())
+        ax.set_xlabel(x_key)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)

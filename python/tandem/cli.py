@@ -135,6 +135,41 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(
             f"--sizes {args.sizes}: expected byte counts separated by commas"
         ) from None
+    try:
+        ranks = [int(n) for n in args.ranks.split(",")]
+    except ValueError:
+        raise TandemError(f"--ranks {args.ranks}: expected rank counts such as 1,2,4") from None
+    if args.which == "halo":
+        path = bench.halo(
+            builds,
+            [t for t in transports if t != "shaped"] or ["shm"],
+            ranks,
+            args.cells,
+            args.halo_bytes,
+            args.steps,
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+        )
+        print(f"results: {path} and halo.png beside it")
+        return 0
+    if args.which == "io":
+        directory = Path(args.io_dir)
+        if not directory.is_dir():
+            raise TandemError(f"--io-dir {directory}: not a directory")
+        path = bench.io(
+            builds,
+            ranks,
+            args.io_bytes,
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+            directory,
+        )
+        print(f"results: {path} and io.png beside it")
+        return 0
     if args.which == "latency":
         path = bench.latency(
             builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.timeout
@@ -177,7 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="pass ARG to the launcher (repeat for several)",
     )
     run.add_argument(
-        "--progress", choices=["off", "drive"], help="background progress (sets TANDEM_PROGRESS)"
+        "--progress",
+        choices=["off", "drive", "proxy"],
+        help="background progress (sets TANDEM_PROGRESS)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
@@ -187,13 +224,20 @@ def build_parser() -> argparse.ArgumentParser:
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     exe.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
     exe.add_argument(
-        "--progress", choices=["off", "drive"], help="background progress (sets TANDEM_PROGRESS)"
+        "--progress",
+        choices=["off", "drive", "proxy"],
+        help="background progress (sets TANDEM_PROGRESS)",
     )
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
 
-    bench = sub.add_parser("bench", help="run a benchmark (overlap, latency)")
-    bench.add_argument("which", choices=["overlap", "latency"], help="the benchmark")
+    bench = sub.add_parser("bench", help="run a benchmark (overlap, latency, halo, io)")
+    bench.add_argument(
+        "which",
+        choices=["overlap", "latency", "halo", "io"],
+        help="overlap: the seed's three variants; latency: ping-pong and message rate; "
+        "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing",
+    )
     bench.add_argument(
         "--mpi",
         action="append",
@@ -218,6 +262,33 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=5,
         help="trials per size inside one run (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--ranks", default="1,2,4", help="halo and io: rank counts (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--cells",
+        type=int,
+        default=1 << 22,
+        help="halo: doubles in the whole domain (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--halo-bytes",
+        type=int,
+        default=1 << 20,
+        help="halo: bytes sent to each neighbour per step (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--steps", type=int, default=10, help="halo: steps per trial (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--io-bytes",
+        type=int,
+        default=64 << 20,
+        help="io: bytes each rank writes (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--io-dir", default="/tmp", help="io: directory of the file written (default: %(default)s)"
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"

@@ -286,6 +286,22 @@ int tdm_proxy_poll(void)
         tdm_proxy_finish(pending.proxies[i], &pending.statuses[k], error);
         pending.proxies[i] = NULL;
     }
+    /* After an error, Open MPI frees every request of the array whose status
+       holds an error code, reported or not (ompi_errhandler_request_invoke),
+       and incomplete requests may hold a stale one: such a request is gone
+       from the MPI and would never be reported. Finish its proxy with an empty
+       status; a send freed this way still completes inside the MPI. */
+    for (int i = 0; rc == MPI_ERR_IN_STATUS && i < count; i++)
+        if (pending.proxies[i] && pending.reals[i] == MPI_REQUEST_NULL) {
+            MPI_Status empty;
+            empty.MPI_SOURCE = MPI_ANY_SOURCE;
+            empty.MPI_TAG = MPI_ANY_TAG;
+            empty.MPI_ERROR = MPI_SUCCESS;
+            PMPI_Status_set_elements_x(&empty, MPI_BYTE, 0);
+            PMPI_Status_set_cancelled(&empty, 0);
+            tdm_proxy_finish(pending.proxies[i], &empty, MPI_SUCCESS);
+            pending.proxies[i] = NULL;
+        }
     int kept = 0; /* compact, keeping the posting order */
     for (int i = 0; i < count; i++) {
         if (!pending.proxies[i])
