@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "core/affinity.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -105,6 +106,10 @@ static void run(io_task *task)
 static void *worker_main(void *unused)
 {
     (void)unused;
+    /* Beside the progress thread: on its spare CPU when it has one, else
+       where the application's thread may run. */
+    if (tdm_progress_cpu() >= 0)
+        tdm_affinity_pin_self(tdm_progress_cpu());
     pthread_mutex_lock(&worker.lock);
     for (;;) {
         while (!worker.head && !worker.stop)
