@@ -441,8 +441,11 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
         name = str(build.directory / "tandem-bench-halo")
         return [name, str(cells), str(halo_bytes), str(steps), str(trials)]
 
+    def configs_of(build, transport):  # the sleep policy is measured by the overlap benchmark
+        return [c for c in configs_for(build, transport) if c.name != "tandem-drive-sleep"]
+
     records, problems = rounds_of(
-        builds, transports, nprocs_list, configs_for, program_of, rounds, timeout
+        builds, transports, nprocs_list, configs_of, program_of, rounds, timeout
     )
     keys = ("mpi", "transport", "config", "ranks")
     summary = summarize_by(records, keys, ("step_s", "compute_s", "comm_s", "hidden"))
