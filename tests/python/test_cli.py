@@ -166,9 +166,9 @@ def test_bench_overlap_writes_json_and_plots(tmp_path):
     assert result.returncode == 0, result.stderr + result.stdout
     data = json.loads((tmp_path / "overlap.json").read_text())
     configs = {r["config"] for r in data["records"]}
-    assert configs == {"native", "tandem-drive-yield", "tandem-drive-sleep"}
+    assert configs == {"native", "tandem-drive-yield", "tandem-drive-sleep", "tandem-proxy-yield"}
     assert {r["variant"] for r in data["records"]} == {"isend_recv", "irecv_send", "both"}
-    assert len(data["records"]) == 3 * 3 * 2  # configs x variants x sizes
+    assert len(data["records"]) == 4 * 3 * 2  # configs x variants x sizes
     assert all(0 <= r["availability"] <= 1 for r in data["records"])
     assert data["machine"]["cores"] == os.cpu_count()
     assert (tmp_path / "overlap-openmpi-shm.png").stat().st_size > 10000
@@ -219,3 +219,43 @@ def test_run_progress_option_sets_the_variable(build):
     assert "  TANDEM_PROGRESS=drive\n" in result.stderr
     assert "progress thread:" in result.stderr
     assert "== ok" in result.stdout
+
+
+def test_bench_halo_and_io_write_json_and_plots(tmp_path):
+    common = ["--mpi", "openmpi", "--rounds", "1", "--trials", "1", "--out", str(tmp_path)]
+    halo = tandem_cli(
+        "bench",
+        "halo",
+        "--transports",
+        "shm",
+        "--ranks",
+        "1,2",
+        "--cells",
+        "65536",
+        "--halo-bytes",
+        "65536",
+        "--steps",
+        "2",
+        *common,
+    )
+    assert halo.returncode == 0, halo.stderr + halo.stdout
+    records = json.loads((tmp_path / "halo.json").read_text())["records"]
+    assert {(r["ranks"], r["config"]) for r in records} == {
+        (n, c) for n in (1, 2) for c in ("native", "tandem-drive-yield", "tandem-proxy-yield")
+    }
+    assert all(r["step_s"] > 0 for r in records)
+    io = tandem_cli(
+        "bench", "io", "--ranks", "1", "--io-bytes", "1048576", "--io-dir", str(tmp_path), *common
+    )
+    assert io.returncode == 0, io.stderr + io.stdout
+    records = json.loads((tmp_path / "io.json").read_text())["records"]
+    assert {r["config"] for r in records} == {"native", "tandem-drive", "tandem-proxy"}
+    assert all(0 <= r["availability"] <= 1 for r in records)
+    assert (tmp_path / "halo.png").exists() and (tmp_path / "io.png").exists()
+    assert not list(tmp_path.glob("*.dat"))  # the benchmark deletes its file
+
+
+def test_bench_io_rejects_a_missing_directory(tmp_path):
+    result = tandem_cli("bench", "io", "--io-dir", str(tmp_path / "nowhere"))
+    assert result.returncode == 2
+    assert "--io-dir" in result.stderr and "not a directory" in result.stderr
