@@ -51,6 +51,7 @@ bench: build
 	$(VENV)/bin/tandem bench latency --transports shm,tcp --out docs/perf
 	$(VENV)/bin/tandem bench halo --transports shm,tcp --out docs/perf
 	$(VENV)/bin/tandem bench io --out docs/perf
+	$(VENV)/bin/tandem bench eager --sizes 1024,4096,16384,65536 --out docs/perf
 
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"

@@ -171,15 +171,35 @@ def spare_core(nranks: int = 2) -> bool:
     return (os.cpu_count() or 1) > nranks
 
 
+def eager_configs(build: Build, transport: str) -> list[Config]:
+    """Every operation counted or proxied, to find the size from which it pays."""
+    return [
+        Config("native", False),
+        Config("tandem-drive", True, {"TANDEM_PROGRESS": "drive", "TANDEM_EAGER_LIMIT": "0"}),
+        Config("tandem-proxy", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_EAGER_LIMIT": "0"}),
+    ]
+
+
 def overlap(
-    builds, transports, sizes, rounds, trials, out: Path, rate: str, timeout: float
+    builds,
+    transports,
+    sizes,
+    rounds,
+    trials,
+    out: Path,
+    rate: str,
+    timeout: float,
+    name: str = "overlap",
+    configs_of=configs_for,
+    table_from_bytes: int = 1 << 20,
 ) -> Path:
+    """The overlap benchmark; name="eager" with eager_configs measures small sizes."""
     if "shaped" in transports:
         shaped_network(rate)
     records, problems = [], []
     for build in builds:
         for transport in transports:
-            configs = configs_for(build, transport)
+            configs = configs_of(build, transport)
             for round_index in range(rounds):
                 for variant in VARIANTS:
                     for config in configs:
@@ -193,7 +213,7 @@ def overlap(
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
     out.mkdir(parents=True, exist_ok=True)
     result = document(
-        "overlap",
+        name,
         rounds,
         trials,
         problems,
@@ -202,10 +222,10 @@ def overlap(
         shaped_rate=rate if "shaped" in transports else None,
         sizes=sizes,
     )
-    path = out / "overlap.json"
+    path = out / f"{name}.json"
     path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "overlap.md").write_text(markdown_table(result))
-    plot(result, out)
+    (out / f"{name}.md").write_text(markdown_table(result, table_from_bytes))
+    plot(result, out, name)
     return path
 
 
@@ -233,7 +253,7 @@ def summarize(records: list[dict]) -> list[dict]:
     return summary
 
 
-def plot(result: dict, out: Path) -> None:
+def plot(result: dict, out: Path, name: str = "overlap") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -266,8 +286,7 @@ def plot(result: dict, out: Path) -> None:
             f"Overlap, {mpi}, {transport}, 2 ranks on {result['machine']['cores']} cores ({spare}); medians of {result['rounds']} interleaved rounds"
         )
         fig.tight_layout()
-        name = f"overlap-{mpi.lower().replace(' ', '')}-{transport}.png"
-        fig.savefig(out / name, dpi=80)
+        fig.savefig(out / f"{name}-{mpi.lower().replace(' ', '')}-{transport}.png", dpi=80)
         plt.close(fig)
 
 
@@ -294,9 +313,8 @@ def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
                 if match
                 else "-"
             )
-        lines.append(
-            f"| {mpi} | {transport} | {variant} | {size >> 20} MiB | " + " | ".join(cells) + " |"
-        )
+        label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+        lines.append(f"| {mpi} | {transport} | {variant} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

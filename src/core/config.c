@@ -124,7 +124,8 @@ void tdm_config_accepted(const tdm_config_spec *spec, char *buf, size_t size)
     case TDM_CONFIG_SIZE:
         format_size(spec->min, lo, sizeof lo);
         format_size(spec->max, hi, sizeof hi);
-        snprintf(buf, size, "a size in bytes from %s to %s (suffix k, m or g allowed)", lo, hi);
+        snprintf(buf, size, "%s%sa size in bytes from %s to %s (suffix k, m or g allowed)",
+                 spec->choices ? spec->choices : "", spec->choices ? " or " : "", lo, hi);
         break;
     case TDM_CONFIG_ENUM: {
         /* "one of drive, proxy, off" */
@@ -147,7 +148,12 @@ void tdm_config_format(const tdm_config_spec *spec, const tdm_config_value *valu
     switch (spec->type) {
     case TDM_CONFIG_BOOL:
     case TDM_CONFIG_INT: snprintf(buf, size, "%lld", value->number); break;
-    case TDM_CONFIG_SIZE: format_size(value->number, buf, size); break;
+    case TDM_CONFIG_SIZE:
+        if (value->number == TDM_CONFIG_AUTO && spec->choices)
+            snprintf(buf, size, "%s", spec->choices);
+        else
+            format_size(value->number, buf, size);
+        break;
     case TDM_CONFIG_ENUM: choice_name(spec->choices, value->number, buf, size); break;
     case TDM_CONFIG_STRING: snprintf(buf, size, "%s", value->text ? value->text : ""); break;
     }
@@ -168,6 +174,11 @@ static int parse_value(const tdm_config_spec *spec, const char *text, tdm_config
         return 0;
     case TDM_CONFIG_INT:
     case TDM_CONFIG_SIZE:
+        if (spec->type == TDM_CONFIG_SIZE && spec->choices &&
+            strcasecmp(text, spec->choices) == 0) {
+            out->number = TDM_CONFIG_AUTO;
+            return 0;
+        }
         if (parse_number(text, spec->type == TDM_CONFIG_SIZE, &v) != 0 || v < spec->min ||
             v > spec->max)
             return -1;

@@ -15,12 +15,17 @@ typedef enum {
     TDM_CONFIG_STRING
 } tdm_config_type;
 
+/* The value of a SIZE variable set to its word (see choices): the component
+   that reads it chooses. */
+#define TDM_CONFIG_AUTO (-1LL)
+
 typedef struct {
     const char *name; /* environment variable, "TANDEM_..." */
     tdm_config_type type;
     const char *default_text; /* the default, written as a user would */
     long long min, max;       /* accepted range of INT and SIZE */
-    const char *choices;      /* "a|b|c" for ENUM, else NULL */
+    const char *choices;      /* "a|b|c" for ENUM; for SIZE, an optional word that
+                                 stands for TDM_CONFIG_AUTO ("auto"); else NULL */
     const char *description;  /* one line, for the docs and --help */
 } tdm_config_spec;
 

@@ -6,7 +6,8 @@
  * TDM_CONFIG(ID, NAME, TYPE, DEFAULT, MIN, MAX, CHOICES, DESCRIPTION)
  *   TYPE     BOOL, INT, SIZE (bytes, with an optional k/m/g suffix), ENUM or STRING
  *   MIN/MAX  the accepted range of INT and SIZE
- *   CHOICES  the accepted words of an ENUM, separated by '|' (NULL otherwise)
+ *   CHOICES  the accepted words of an ENUM, separated by '|'; for a SIZE, an
+ *            optional word (auto) that lets Tandem choose; NULL otherwise
  */
 TDM_CONFIG(DISABLE, "TANDEM_DISABLE", BOOL, "0", 0, 1, NULL,
            "Pass every MPI call straight to the MPI library: Tandem changes nothing.")
@@ -39,7 +40,8 @@ TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "
            "with computation; 0 leaves them to the MPI library.")
-TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "4k", 0, 1LL << 40, NULL,
-           "Operations of at most this many bytes are not counted as background work: the "
-           "MPI library sends them eagerly and waking the progress thread would only add "
-           "latency.")
+TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "auto", 0, 1LL << 40, "auto",
+           "Operations of at most this many bytes are left to the MPI library alone: it "
+           "sends them eagerly, and proxying them only delays their completion (measured: "
+           "docs/PERFORMANCE.md, eager limit). auto is 64k with the proxy strategy and 4k "
+           "with drive, on every MPI and transport measured.")

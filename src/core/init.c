@@ -55,6 +55,8 @@ static void print_configuration(int granted)
     tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
                  tdm_impl_family(), library, thread_level_name(granted),
                  tdm_active ? "active" : "pass-through");
+    if (tdm_progress_running)
+        tdm_log_info("eager limit: %lld bytes", tdm_eager_limit);
     if (tdm_progress_running && tdm_progress_cpu() >= 0)
         tdm_log_info("progress thread pinned to CPU %d", tdm_progress_cpu());
     else if (tdm_progress_running)

@@ -29,6 +29,7 @@
 
 int tdm_progress_running;
 int tdm_progress_strategy;
+long long tdm_eager_limit;
 atomic_int tdm_progress_blocked;
 
 static struct {
@@ -184,6 +185,11 @@ static void poll_proxies(void *context)
 int tdm_progress_start(void)
 {
     tdm_progress_strategy = (int)TDM_CONFIG_NUMBER(PROGRESS);
+    /* auto: the sizes the eager-limit benchmark found proxying or driving does
+       not pay for (docs/PERFORMANCE.md) */
+    tdm_eager_limit = TDM_CONFIG_NUMBER(EAGER_LIMIT);
+    if (tdm_eager_limit == TDM_CONFIG_AUTO)
+        tdm_eager_limit = tdm_progress_strategy == TDM_PROGRESS_PROXY ? 64 << 10 : 4 << 10;
     if (tdm_progress_strategy == TDM_PROGRESS_OFF)
         return MPI_SUCCESS;
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &private_comm);

@@ -17,6 +17,10 @@ extern int tdm_progress_running;
 enum { TDM_PROGRESS_OFF = 0, TDM_PROGRESS_DRIVE = 1, TDM_PROGRESS_PROXY = 2 };
 extern int tdm_progress_strategy;
 
+/* Operations of at most this many bytes stay with the MPI library alone
+   (TANDEM_EAGER_LIMIT, auto resolved for the strategy); set in MPI_Init. */
+extern long long tdm_eager_limit;
+
 /* Number of application threads now inside a blocking MPI call; the progress
    thread backs off meanwhile, since the MPI library progresses itself then. */
 extern atomic_int tdm_progress_blocked;

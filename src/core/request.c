@@ -133,7 +133,7 @@ static void uncount(slot *s)
 
 void tdm_request_started(MPI_Request request, long long bytes)
 {
-    if (bytes <= TDM_CONFIG_NUMBER(EAGER_LIMIT) || request == MPI_REQUEST_NULL)
+    if (bytes <= tdm_eager_limit || request == MPI_REQUEST_NULL)
         return;
     pthread_mutex_lock(&lock);
     slot *s = find_or_insert(key_of(request));
@@ -150,7 +150,7 @@ void tdm_request_persistent(MPI_Request request, long long bytes)
     slot *s = find_or_insert(key_of(request));
     if (s) {
         s->persistent = 1;
-        s->large = bytes > TDM_CONFIG_NUMBER(EAGER_LIMIT);
+        s->large = bytes > tdm_eager_limit;
     }
     pthread_mutex_unlock(&lock);
 }

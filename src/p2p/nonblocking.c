@@ -27,7 +27,7 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
 /* A started operation of 'bytes' bytes whose request is *request. */
 static void started(MPI_Request *request, long long bytes)
 {
-    if (bytes <= TDM_CONFIG_NUMBER(EAGER_LIMIT))
+    if (bytes <= tdm_eager_limit)
         return;
     if (tdm_progress_strategy == TDM_PROGRESS_PROXY)
         tdm_proxy_post(request);

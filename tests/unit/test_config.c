@@ -19,7 +19,7 @@ static void collect(void *context, const char *message)
 static const tdm_config_spec table[] = {
     {"TANDEM_FLAG", TDM_CONFIG_BOOL, "0", 0, 1, NULL, "a flag"},
     {"TANDEM_LEVEL", TDM_CONFIG_INT, "3", 0, 10, NULL, "a level"},
-    {"TANDEM_LIMIT", TDM_CONFIG_SIZE, "64k", 0, 1LL << 30, NULL, "a size"},
+    {"TANDEM_LIMIT", TDM_CONFIG_SIZE, "64k", 0, 1LL << 30, "auto", "a size"},
     {"TANDEM_MODE", TDM_CONFIG_ENUM, "proxy", 0, 0, "drive|proxy|off", "a mode"},
     {"TANDEM_PATH", TDM_CONFIG_STRING, "out", 0, 0, NULL, "a path"},
 };
@@ -66,6 +66,10 @@ int main(void)
     EXPECT(strcmp(buf, "off") == 0);
     char *sizes[] = {"TANDEM_LIMIT=64KiB", "TANDEM_FLAG=off", NULL};
     EXPECT(parse(sizes, v) == 0 && v[LIMIT].number == 65536 && v[FLAG].number == 0);
+    char *automatic[] = {"TANDEM_LIMIT=Auto", NULL}; /* the word of a size: Tandem chooses */
+    EXPECT(parse(automatic, v) == 0 && v[LIMIT].number == TDM_CONFIG_AUTO);
+    tdm_config_format(&table[LIMIT], &v[LIMIT], buf, sizeof buf);
+    EXPECT(strcmp(buf, "auto") == 0);
 
     /* Bad values keep the default and name the variable, value and accepted range. */
     char *bad[] = {"TANDEM_FLAG=maybe", "TANDEM_LEVEL=11", "TANDEM_LIMIT=12q",
@@ -76,7 +80,7 @@ int main(void)
     EXPECT(warned("TANDEM_FLAG=maybe is not valid: expected 1/true/yes/on or 0/false/no/off; "
                   "using the default 0"));
     EXPECT(warned("TANDEM_LEVEL=11 is not valid: expected an integer from 0 to 10"));
-    EXPECT(warned("TANDEM_LIMIT=12q is not valid: expected a size in bytes from 0 to 1g"));
+    EXPECT(warned("TANDEM_LIMIT=12q is not valid: expected auto or a size in bytes from 0 to 1g"));
     EXPECT(warned("TANDEM_MODE=fast is not valid: expected one of drive, proxy, off; using the "
                   "default proxy"));
     EXPECT(warned("TANDEM_LEVEL= is not valid"));

@@ -55,8 +55,9 @@ static void *app_thread(void *arg)
 
 int main(void)
 {
-    char *env[] = {"TANDEM_EAGER_LIMIT=4k", NULL};
+    char *env[] = {NULL};
     tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, env, tdm_config, NULL, NULL);
+    tdm_eager_limit = 4096; /* what tdm_progress_start sets from TANDEM_EAGER_LIMIT */
     EXPECT(tdm_progress_engine_start(fake_drive, NULL, TDM_POLL_SLEEP, 20, -1) == 0);
 
     /* Nothing counted: the thread sleeps. */
