@@ -71,6 +71,9 @@ tdm_proxy *tdm_proxy_hold(MPI_Request request)
 static int query_fn(void *extra_state, MPI_Status *status)
 {
     tdm_proxy *proxy = extra_state;
+    /* Always 1 here; the acquire makes the final fields visible by Tandem's
+       own ordering, not only by the MPI library's. */
+    (void)atomic_load_explicit(&proxy->published, memory_order_acquire);
     status->MPI_SOURCE = proxy->status.MPI_SOURCE;
     status->MPI_TAG = proxy->status.MPI_TAG;
     status->MPI_ERROR = proxy->error;
@@ -163,6 +166,7 @@ void tdm_proxy_finish(tdm_proxy *proxy, const MPI_Status *status, int error)
     proxy->bytes = bytes == MPI_UNDEFINED ? 0 : bytes;
     proxy->cancelled = cancelled;
     proxy->error = error;
+    atomic_store_explicit(&proxy->published, 1, memory_order_release);
     PMPI_Grequest_complete(proxy->greq);
 
     pthread_mutex_lock(&finish_lock);

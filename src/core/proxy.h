@@ -33,7 +33,9 @@ struct tdm_proxy {
     MPI_Request real; /* point-to-point: the real request, the progress thread's alone */
     int counted;      /* finishing it ends one unit of the tracker's counted work */
     atomic_int refs;
-    atomic_int done;                   /* the final fields below are written */
+    atomic_int published;              /* the final fields below are written (before the MPI
+                                          library learns of the completion) */
+    atomic_int done;                   /* published, and the generalized request is complete */
     atomic_int cancel_asked;           /* MPI_Cancel reached the proxy before it finished */
     MPI_Status status;                 /* final: the real operation's status */
     MPI_Count bytes;                   /* final: bytes transferred */
