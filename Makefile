@@ -94,7 +94,7 @@ TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io
 tsan: build
 	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
 		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null
-	cmake --build build/tsan -j $(JOBS) --target test_progress tandem \
+	cmake --build build/tsan -j $(JOBS) --target test_progress tandem tandem-probe \
 		$(addprefix test_,$(TSAN_PROGRAMS)) >/dev/null
 	@echo "== ThreadSanitizer: progress engine"
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_progress
