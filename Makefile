@@ -47,11 +47,15 @@ demo: build
 # Every benchmark on every MPI and transport; results in docs/perf/.
 # The shaped network needs root (ip netns, tc).
 bench: build
-	$(VENV)/bin/tandem bench overlap --out docs/perf
-	$(VENV)/bin/tandem bench latency --transports shm,tcp --out docs/perf
-	$(VENV)/bin/tandem bench halo --transports shm,tcp --out docs/perf
-	$(VENV)/bin/tandem bench io --out docs/perf
-	$(VENV)/bin/tandem bench eager --sizes 1024,4096,16384,65536 --out docs/perf
+	$(VENV)/bin/tandem bench overlap --transports shaped,shm,tcp \
+		--sizes 262144,1048576,4194304 --rounds 3 --trials 5 --timeout 20 --out docs/perf
+	$(VENV)/bin/tandem bench eager --transports shaped,shm,tcp \
+		--sizes 1024,4096,16384,65536 --rounds 3 --trials 5 --timeout 20 --out docs/perf
+	$(VENV)/bin/tandem bench latency --transports shm,tcp --sizes 8,65536,4194304 \
+		--rounds 3 --trials 7 --timeout 30 --out docs/perf
+	$(VENV)/bin/tandem bench halo --transports shm,tcp --ranks 1,2,4 --rounds 3 \
+		--trials 3 --timeout 30 --out docs/perf
+	$(VENV)/bin/tandem bench io --ranks 1,2 --rounds 5 --trials 7 --timeout 60 --out docs/perf
 
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"
