@@ -18,16 +18,6 @@
 
 #include "stats.h"
 
-enum { WORK_N = 1 << 15 };
-static double a[WORK_N], b[WORK_N], c[WORK_N];
-
-static void compute(long sweeps)
-{
-    for (long s = 0; s < sweeps; s++)
-        for (int i = 0; i < WORK_N; i++)
-            a[i] = b[i] + 1.0000001 * c[i] + a[i] * 1e-9;
-}
-
 static double write_once(MPI_File fh, MPI_Offset offset, const char *buf, int bytes, long sweeps,
                          double *inflight)
 {

@@ -1,4 +1,5 @@
-/* The median of the benchmark programs: a robust summary of repeated trials. */
+/* What the benchmark programs share: the median, a robust summary of repeated
+   trials, and the fixed work they overlap communication with. */
 #ifndef TDM_BENCH_STATS_H
 #define TDM_BENCH_STATS_H
 
@@ -15,6 +16,18 @@ static inline double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(double), by_value);
     return v[n / 2];
+}
+
+/* A fixed amount of work: 'sweeps' triad sweeps over arrays that fit in the
+   cache, never a time-based loop. Call it once before timing it (first touch). */
+enum { BENCH_WORK_N = 1 << 15 };
+static double bench_a[BENCH_WORK_N], bench_b[BENCH_WORK_N], bench_c[BENCH_WORK_N];
+
+static inline void compute(long sweeps)
+{
+    for (long s = 0; s < sweeps; s++)
+        for (int i = 0; i < BENCH_WORK_N; i++)
+            bench_a[i] = bench_b[i] + 1.0000001 * bench_c[i] + bench_a[i] * 1e-9;
 }
 
 #endif

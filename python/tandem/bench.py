@@ -196,21 +196,11 @@ def overlap(
     """The overlap benchmark; name="eager" with eager_configs measures small sizes."""
     if "shaped" in transports:
         shaped_network(rate)
-    records, problems = [], []
-    for build in builds:
-        for transport in transports:
-            configs = configs_of(build, transport)
-            for round_index in range(rounds):
-                for variant in VARIANTS:
-                    for config in configs:
-                        found, problem = run_one(
-                            build, transport, config, variant, sizes, trials, timeout
-                        )
-                        if problem:
-                            problems.append(problem)
-                            print(f"  note: {problem}")
-                        records += labelled(found, build, transport, config, round_index)
-                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+
+    def run_point(build, transport, config, variant):
+        return run_one(build, transport, config, variant, sizes, trials, timeout)
+
+    records, problems = rounds_of(builds, transports, VARIANTS, configs_of, run_point, rounds)
     out.mkdir(parents=True, exist_ok=True)
     result = document(
         name,
@@ -416,25 +406,33 @@ def latency_table(summary: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rounds_of(builds, transports, nprocs_list, configs_of, program_of, rounds, timeout):
-    """Run program_of(build, nprocs) under every configuration, interleaved
-    round by round; returns the labelled records and the problems."""
+def rounds_of(builds, transports, points, configs_of, run_point, rounds):
+    """Run run_point(build, transport, config, point) for every point (a
+    variant, a rank count) under every configuration, interleaved round by
+    round; returns the labelled records and the problems."""
     records, problems = [], []
     for build in builds:
         for transport in transports:
             configs = configs_of(build, transport)
             for round_index in range(rounds):
-                for nprocs in nprocs_list:
+                for point in points:
                     for config in configs:
-                        found, problem = run_records(
-                            build, nprocs, program_of(build, nprocs), transport, config, timeout
-                        )
+                        found, problem = run_point(build, transport, config, point)
                         if problem:
                             problems.append(problem)
                             print(f"  note: {problem}")
                         records += labelled(found, build, transport, config, round_index)
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
     return records, problems
+
+
+def launched(program_of, timeout):
+    """A run_point for rounds_of that launches program_of(build, nprocs)."""
+
+    def run_point(build, transport, config, nprocs):
+        return run_records(build, nprocs, program_of(build, nprocs), transport, config, timeout)
+
+    return run_point
 
 
 def summarize_by(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
@@ -463,7 +461,7 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
         return [c for c in configs_for(build, transport) if c.name != "tandem-drive-sleep"]
 
     records, problems = rounds_of(
-        builds, transports, nprocs_list, configs_of, program_of, rounds, timeout
+        builds, transports, nprocs_list, configs_of, launched(program_of, timeout), rounds
     )
     keys = ("mpi", "transport", "config", "ranks")
     summary = summarize_by(records, keys, ("step_s", "compute_s", "comm_s", "hidden"))
@@ -518,7 +516,7 @@ def io(builds, nprocs_list, size, rounds, trials, out, timeout, directory: Path)
         ]
 
     records, problems = rounds_of(
-        builds, ["shm"], nprocs_list, io_configs, program_of, rounds, timeout
+        builds, ["shm"], nprocs_list, io_configs, launched(program_of, timeout), rounds
     )
     keys = ("mpi", "config", "ranks", "bytes")
     summary = summarize_by(records, keys, ("availability", "slowdown", "transfer_s"))

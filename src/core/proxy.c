@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/request.h"
+#include "core/runtime.h"
 
 /* Finished proxies are announced here; waiters sleep on 'finished'. */
 static pthread_mutex_t finish_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -298,11 +299,7 @@ int tdm_proxy_poll(void)
     for (int i = 0; rc == MPI_ERR_IN_STATUS && i < count; i++)
         if (pending.proxies[i] && pending.reals[i] == MPI_REQUEST_NULL) {
             MPI_Status empty;
-            empty.MPI_SOURCE = MPI_ANY_SOURCE;
-            empty.MPI_TAG = MPI_ANY_TAG;
-            empty.MPI_ERROR = MPI_SUCCESS;
-            PMPI_Status_set_elements_x(&empty, MPI_BYTE, 0);
-            PMPI_Status_set_cancelled(&empty, 0);
+            tdm_status_empty(&empty);
             tdm_proxy_finish(pending.proxies[i], &empty, MPI_SUCCESS);
             pending.proxies[i] = NULL;
         }

@@ -31,6 +31,10 @@ void tdm_trace_call(const char *function, int lang);
             tdm_trace_call(function, lang); \
     } while (0)
 
+/* Make *status the empty status of MPI (source and tag ANY, no error, no
+   element, not cancelled): what a null request completes with. */
+void tdm_status_empty(MPI_Status *status);
+
 /* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
 extern int tdm_world_rank;
 

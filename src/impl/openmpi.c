@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #if defined(OPEN_MPI)
+#include "core/runtime.h"
 #include "impl/check.h"
 #include "impl/impl.h"
 
@@ -65,13 +66,8 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
         return PMPI_Waitall(count, requests, statuses);
     }
     int ignore = statuses == MPI_STATUSES_IGNORE;
-    for (int i = 0; !ignore && i < count; i++) { /* the empty status of a null request */
-        statuses[i].MPI_SOURCE = MPI_ANY_SOURCE;
-        statuses[i].MPI_TAG = MPI_ANY_TAG;
-        statuses[i].MPI_ERROR = MPI_SUCCESS;
-        PMPI_Status_set_elements_x(&statuses[i], MPI_BYTE, 0);
-        PMPI_Status_set_cancelled(&statuses[i], 0);
-    }
+    for (int i = 0; !ignore && i < count; i++) /* what a null request reports */
+        tdm_status_empty(&statuses[i]);
     int rc = MPI_SUCCESS, failed = 0;
     for (;;) {
         int done = 0;

@@ -91,11 +91,7 @@ static void release_task(tdm_proxy *proxy)
 static void run(io_task *task)
 {
     MPI_Status status;
-    status.MPI_SOURCE = MPI_ANY_SOURCE;
-    status.MPI_TAG = MPI_ANY_TAG;
-    status.MPI_ERROR = MPI_SUCCESS;
-    PMPI_Status_set_elements_x(&status, MPI_BYTE, 0);
-    PMPI_Status_set_cancelled(&status, 0);
+    tdm_status_empty(&status); /* what a failed operation reports */
     int rc = task->write ? FILE_WRITE_AT(task->file, task->offset, task->buf, task->count,
                                          task->datatype, &status)
                          : FILE_READ_AT(task->file, task->offset, task->buf, task->count,

@@ -27,12 +27,10 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
 /* A started operation of 'bytes' bytes whose request is *request. */
 static void started(MPI_Request *request, long long bytes)
 {
-    if (bytes <= tdm_eager_limit)
-        return;
-    if (tdm_progress_strategy == TDM_PROGRESS_PROXY)
+    if (tdm_progress_strategy != TDM_PROGRESS_PROXY)
+        tdm_request_started(*request, bytes); /* it applies the eager limit */
+    else if (bytes > tdm_eager_limit)
         tdm_proxy_post(request);
-    else
-        tdm_request_started(*request, bytes);
 }
 
 static void persistent(MPI_Request *request, long long bytes)
