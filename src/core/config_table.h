@@ -45,3 +45,11 @@ TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "auto", 0, 1LL << 40, "auto"
            "sends them eagerly, and proxying them only delays their completion (measured: "
            "docs/PERFORMANCE.md, eager limit). auto is 64k with the proxy strategy and 4k "
            "with drive, on every MPI and transport measured.")
+TDM_CONFIG(MONITOR, "TANDEM_MONITOR", BOOL, "0", 0, 1, NULL,
+           "Record who sends how much to whom (point-to-point, collectives, one-sided, I/O) "
+           "for the whole run and write the files at MPI_Finalize: PREFIX.<rank>.prof in "
+           "Open MPI's monitoring format and PREFIX.json for the whole job.")
+TDM_CONFIG(MONITOR_OUTPUT, "TANDEM_MONITOR_OUTPUT", STRING, "", 0, 0, NULL,
+           "PREFIX of the monitoring files (a path without extension). Unset: tandem-monitor "
+           "in the working directory, or tandem-monitor-N when those files exist (Tandem "
+           "never overwrites a file you did not name).")

@@ -20,6 +20,7 @@
 #include "core/runtime.h"
 #include "impl/impl.h"
 #include "io/offload.h"
+#include "monitor/monitor.h"
 #include "tandem.h"
 #include "wrappers/gen_hooks.h"
 
@@ -128,6 +129,8 @@ static int start(int *argc, char ***argv, int required, int *provided)
                      rc);
         tdm_active = tdm_trace_on = 0;
     }
+    if (tdm_active)
+        tdm_monitor_init();
     if (verbose >= 1 && speaks)
         print_configuration(granted);
     return MPI_SUCCESS;
@@ -152,6 +155,7 @@ int tdm_hook_Finalize(int lang)
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
     tdm_io_stop();
     tdm_progress_stop();
+    tdm_monitor_finalize();
     if (report) {
         double cpu, wall;
         tdm_progress_times(&cpu, &wall);

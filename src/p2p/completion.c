@@ -24,7 +24,9 @@
 #include "core/progress.h"
 #include "core/proxy.h"
 #include "core/request.h"
+#include "core/runtime.h"
 #include "impl/impl.h"
+#include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
 
 enum { STACK_REQUESTS = 32 };
@@ -149,9 +151,8 @@ static void proxies_wait_all(const proxy_set *ps)
             tdm_proxy_wait(ps->items[i]);
 }
 
-int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
+static int wait_(MPI_Request *request, MPI_Status *status)
 {
-    (void)lang;
     if (tdm_request_proxies_known() > 0) {
         tdm_proxy *proxy = tdm_proxy_hold(*request);
         if (proxy) {
@@ -173,9 +174,8 @@ int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
     return rc;
 }
 
-int tdm_hook_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status)
+static int test_(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    (void)lang;
     if (tdm_request_outstanding() == 0 && tdm_request_proxies_known() == 0)
         return PMPI_Test(request, flag, status);
     MPI_Request before = *request;
@@ -209,10 +209,8 @@ static int wait_any_with_proxies(const proxy_set *ps, int count, MPI_Request req
     }
 }
 
-int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *index,
-                     MPI_Status *status)
+static int waitany_(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
@@ -234,10 +232,9 @@ int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *
     return rc;
 }
 
-int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *index, int *flag,
-                     MPI_Status *status)
+static int testany_(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                    MPI_Status *status)
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
@@ -277,10 +274,9 @@ static int wait_some_with_proxies(const proxy_set *ps, int incount, MPI_Request 
     }
 }
 
-int tdm_hook_Waitsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount,
-                      int array_of_indices[], MPI_Status array_of_statuses[])
+static int waitsome_(int incount, MPI_Request array_of_requests[], int *outcount,
+                     int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, incount);
@@ -303,10 +299,9 @@ int tdm_hook_Waitsome(int lang, int incount, MPI_Request array_of_requests[], in
     return rc;
 }
 
-int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount,
-                      int array_of_indices[], MPI_Status array_of_statuses[])
+static int testsome_(int incount, MPI_Request array_of_requests[], int *outcount,
+                     int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, incount);
@@ -321,10 +316,8 @@ int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], in
     return rc;
 }
 
-int tdm_hook_Waitall(int lang, int count, MPI_Request array_of_requests[],
-                     MPI_Status array_of_statuses[])
+static int waitall_(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
@@ -343,10 +336,9 @@ int tdm_hook_Waitall(int lang, int count, MPI_Request array_of_requests[],
     return rc;
 }
 
-int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag,
-                     MPI_Status array_of_statuses[])
+static int testall_(int count, MPI_Request array_of_requests[], int *flag,
+                    MPI_Status array_of_statuses[])
 {
-    (void)lang;
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
@@ -368,5 +360,202 @@ int tdm_hook_Request_free(int lang, MPI_Request *request)
     int rc = PMPI_Request_free(request);
     if (rc == MPI_SUCCESS && tdm_progress_running)
         tdm_request_freed(before);
+    if (rc == MPI_SUCCESS)
+        tdm_monitor_freed(before);
     return rc;
+}
+
+/* ------------------------------------------------------------ monitoring
+   While monitoring remembers receive requests, each completion call keeps the
+   handles it was given and a status for every request (its own when the
+   application ignores them), and reports what completed: a receive's size and
+   source are known only then. */
+
+typedef struct {
+    MPI_Request before_stack[STACK_REQUESTS];
+    MPI_Status status_stack[STACK_REQUESTS];
+    MPI_Request *before;
+    MPI_Status *statuses; /* the application's, or owned */
+} watch;
+
+/* Returns the statuses to pass to the MPI, or NULL without memory (then the
+   call goes on unwatched). */
+static MPI_Status *watch_take(watch *w, const MPI_Request *requests, int count,
+                              MPI_Status *statuses)
+{
+    size_t n = count > 0 ? (size_t)count : 1;
+    w->before = count <= STACK_REQUESTS ? w->before_stack : malloc(sizeof(MPI_Request) * n);
+    w->statuses = statuses;
+    if (statuses == MPI_STATUSES_IGNORE)
+        w->statuses = count <= STACK_REQUESTS ? w->status_stack : malloc(sizeof(MPI_Status) * n);
+    if (!w->before || !w->statuses) {
+        if (w->before != w->before_stack)
+            free(w->before);
+        if (w->statuses != statuses && w->statuses != w->status_stack)
+            free(w->statuses);
+        return NULL;
+    }
+    if (count > 0)
+        memcpy(w->before, requests, sizeof(MPI_Request) * (size_t)count);
+    return w->statuses;
+}
+
+/* Report n completions: request indices[k] (or k) with statuses[k] (or
+   statuses[index], 'by_index'). With MPI_ERR_IN_STATUS only the successful
+   ones completed with data. */
+static void watch_report(const watch *w, int rc, int n, const int *indices, int by_index)
+{
+    for (int k = 0; k < n; k++) {
+        int i = indices ? indices[k] : k;
+        const MPI_Status *st = &w->statuses[by_index ? i : k];
+        if (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR != MPI_SUCCESS)
+            continue;
+        tdm_monitor_completed(w->before[i], st);
+    }
+}
+
+static void watch_release(watch *w, MPI_Status *statuses)
+{
+    if (w->before != w->before_stack)
+        free(w->before);
+    if (w->statuses != statuses && w->statuses != w->status_stack)
+        free(w->statuses);
+}
+
+int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return wait_(request, status);
+    MPI_Request before = *request;
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc = wait_(request, st);
+    if (rc == MPI_SUCCESS)
+        tdm_monitor_completed(before, st);
+    return rc;
+}
+
+int tdm_hook_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status)
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return test_(request, flag, status);
+    MPI_Request before = *request;
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    int rc = test_(request, flag, st);
+    if (rc == MPI_SUCCESS && *flag)
+        tdm_monitor_completed(before, st);
+    return rc;
+}
+
+/* Waitany and Testany: one status, for the request at *index. */
+static int any_watched(int wait, int count, MPI_Request requests[], int *index, int *flag,
+                       MPI_Status *status)
+{
+    watch w;
+    MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
+    if (!watch_take(&w, requests, count, st))
+        return wait ? waitany_(count, requests, index, status)
+                    : testany_(count, requests, index, flag, status);
+    int done = 1;
+    int rc =
+        wait ? waitany_(count, requests, index, st) : testany_(count, requests, index, &done, st);
+    if (!wait)
+        *flag = done;
+    if (rc == MPI_SUCCESS && done && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
+        tdm_monitor_completed(w.before[*index], st);
+    watch_release(&w, st);
+    return rc;
+}
+
+int tdm_hook_Waitany(int lang, int count, MPI_Request array_of_requests[], int *index,
+                     MPI_Status *status)
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return waitany_(count, array_of_requests, index, status);
+    return any_watched(1, count, array_of_requests, index, NULL, status);
+}
+
+int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *index, int *flag,
+                     MPI_Status *status)
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return testany_(count, array_of_requests, index, flag, status);
+    return any_watched(0, count, array_of_requests, index, flag, status);
+}
+
+/* Waitsome and Testsome: statuses in completion order. */
+static int some_watched(int wait, int incount, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[])
+{
+    watch w;
+    MPI_Status *st = watch_take(&w, requests, incount, statuses);
+    if (!st)
+        return wait ? waitsome_(incount, requests, outcount, indices, statuses)
+                    : testsome_(incount, requests, outcount, indices, statuses);
+    int rc = wait ? waitsome_(incount, requests, outcount, indices, st)
+                  : testsome_(incount, requests, outcount, indices, st);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+        watch_report(&w, rc, *outcount, indices, 0);
+    watch_release(&w, statuses);
+    return rc;
+}
+
+int tdm_hook_Waitsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount,
+                      int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return waitsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some_watched(1, incount, array_of_requests, outcount, array_of_indices,
+                        array_of_statuses);
+}
+
+int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount,
+                      int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return testsome_(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return some_watched(0, incount, array_of_requests, outcount, array_of_indices,
+                        array_of_statuses);
+}
+
+/* Waitall and Testall: one status per request. */
+static int all_watched(int wait, int count, MPI_Request requests[], int *flag,
+                       MPI_Status statuses[])
+{
+    watch w;
+    MPI_Status *st = watch_take(&w, requests, count, statuses);
+    if (!st)
+        return wait ? waitall_(count, requests, statuses)
+                    : testall_(count, requests, flag, statuses);
+    int done = 1;
+    int rc = wait ? waitall_(count, requests, st) : testall_(count, requests, &done, st);
+    if (!wait)
+        *flag = done;
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && done)
+        watch_report(&w, rc, count, NULL, 1);
+    watch_release(&w, statuses);
+    return rc;
+}
+
+int tdm_hook_Waitall(int lang, int count, MPI_Request array_of_requests[],
+                     MPI_Status array_of_statuses[])
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return waitall_(count, array_of_requests, array_of_statuses);
+    return all_watched(1, count, array_of_requests, NULL, array_of_statuses);
+}
+
+int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag,
+                     MPI_Status array_of_statuses[])
+{
+    (void)lang;
+    if (TDM_LIKELY(!tdm_monitor_receives_pending()))
+        return testall_(count, array_of_requests, flag, array_of_statuses);
+    return all_watched(0, count, array_of_requests, flag, array_of_statuses);
 }

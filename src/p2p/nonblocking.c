@@ -14,6 +14,7 @@
 #include "core/progress.h"
 #include "core/proxy.h"
 #include "core/request.h"
+#include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
 
 static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
@@ -38,10 +39,33 @@ static void persistent(MPI_Request *request, long long bytes)
     tdm_request_persistent(*request, bytes);
 }
 
+/* What monitoring remembers of a posted operation (after the proxy, if any,
+   replaced the request: the application completes that handle). */
+static void monitor_send(MPI_Request request, MPI_Count count, MPI_Datatype datatype, int peer,
+                         MPI_Comm comm)
+{
+    tdm_monitor_freed(request); /* a handle reused since a completion Tandem missed */
+    tdm_monitor_send(count, datatype, peer, comm);
+}
+
+static void monitor_recv(MPI_Request request, MPI_Count count, MPI_Datatype datatype, int peer,
+                         MPI_Comm comm)
+{
+    (void)count, (void)datatype, (void)peer;
+    tdm_monitor_posted_recv(request, comm, 0);
+}
+
+static void monitor_recv_init(MPI_Request request, MPI_Count count, MPI_Datatype datatype, int peer,
+                              MPI_Comm comm)
+{
+    (void)count, (void)datatype, (void)peer;
+    tdm_monitor_posted_recv(request, comm, 1);
+}
+
 /* Isend, Ibsend, Issend, Irsend, Irecv and the five persistent *_init calls
    share one shape; 'track' counts a started request or remembers a persistent
-   one. COUNT is int, or MPI_Count for the _c variants. */
-#define TDM_P2P_HOOK(name, COUNT, BUF, track)                                                     \
+   one, 'monitor' records it. COUNT is int, or MPI_Count for the _c variants. */
+#define TDM_P2P_HOOK(name, COUNT, BUF, track, monitor)                                            \
     int tdm_hook_##name(int lang, BUF buf, COUNT count, MPI_Datatype datatype, int peer, int tag, \
                         MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                             \
@@ -49,9 +73,13 @@ static void persistent(MPI_Request *request, long long bytes)
         int rc = PMPI_##name(buf, count, datatype, peer, tag, comm, request);                     \
         if (rc == MPI_SUCCESS && tdm_progress_running)                                            \
             track(request, bytes_of(count, datatype));                                            \
+        if (rc == MPI_SUCCESS && tdm_monitor_on())                                                \
+            monitor(*request, count, datatype, peer, comm);                                       \
         return rc;                                                                                \
     }
 
+/* Imrecv: the message does not tell its communicator, so monitoring cannot
+   name the source; it is not recorded (see the README's known issues). */
 #define TDM_IMRECV_HOOK(name, COUNT)                                             \
     int tdm_hook_##name(int lang, void *buf, COUNT count, MPI_Datatype datatype, \
                         MPI_Message *message, MPI_Request *request)              \
@@ -63,18 +91,18 @@ static void persistent(MPI_Request *request, long long bytes)
         return rc;                                                               \
     }
 
-#define TDM_ALL_HOOKS(COUNT, suffix)                                  \
-    TDM_P2P_HOOK(Isend##suffix, COUNT, const void *, started)         \
-    TDM_P2P_HOOK(Ibsend##suffix, COUNT, const void *, started)        \
-    TDM_P2P_HOOK(Issend##suffix, COUNT, const void *, started)        \
-    TDM_P2P_HOOK(Irsend##suffix, COUNT, const void *, started)        \
-    TDM_P2P_HOOK(Irecv##suffix, COUNT, void *, started)               \
-    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                            \
-    TDM_P2P_HOOK(Send_init##suffix, COUNT, const void *, persistent)  \
-    TDM_P2P_HOOK(Bsend_init##suffix, COUNT, const void *, persistent) \
-    TDM_P2P_HOOK(Ssend_init##suffix, COUNT, const void *, persistent) \
-    TDM_P2P_HOOK(Rsend_init##suffix, COUNT, const void *, persistent) \
-    TDM_P2P_HOOK(Recv_init##suffix, COUNT, void *, persistent)
+#define TDM_ALL_HOOKS(COUNT, suffix)                                                           \
+    TDM_P2P_HOOK(Isend##suffix, COUNT, const void *, started, monitor_send)                    \
+    TDM_P2P_HOOK(Ibsend##suffix, COUNT, const void *, started, monitor_send)                   \
+    TDM_P2P_HOOK(Issend##suffix, COUNT, const void *, started, monitor_send)                   \
+    TDM_P2P_HOOK(Irsend##suffix, COUNT, const void *, started, monitor_send)                   \
+    TDM_P2P_HOOK(Irecv##suffix, COUNT, void *, started, monitor_recv)                          \
+    TDM_IMRECV_HOOK(Imrecv##suffix, COUNT)                                                     \
+    TDM_P2P_HOOK(Send_init##suffix, COUNT, const void *, persistent, tdm_monitor_posted_send)  \
+    TDM_P2P_HOOK(Bsend_init##suffix, COUNT, const void *, persistent, tdm_monitor_posted_send) \
+    TDM_P2P_HOOK(Ssend_init##suffix, COUNT, const void *, persistent, tdm_monitor_posted_send) \
+    TDM_P2P_HOOK(Rsend_init##suffix, COUNT, const void *, persistent, tdm_monitor_posted_send) \
+    TDM_P2P_HOOK(Recv_init##suffix, COUNT, void *, persistent, monitor_recv_init)
 
 TDM_ALL_HOOKS(int, )
 #if MPI_VERSION >= 4
@@ -87,6 +115,8 @@ int tdm_hook_Start(int lang, MPI_Request *request)
     int rc = PMPI_Start(request);
     if (rc == MPI_SUCCESS && tdm_progress_running)
         tdm_request_start_persistent(*request);
+    if (rc == MPI_SUCCESS && tdm_monitor_on())
+        tdm_monitor_started(*request);
     return rc;
 }
 
@@ -96,5 +126,7 @@ int tdm_hook_Startall(int lang, int count, MPI_Request array_of_requests[])
     int rc = PMPI_Startall(count, array_of_requests);
     for (int i = 0; rc == MPI_SUCCESS && tdm_progress_running && i < count; i++)
         tdm_request_start_persistent(array_of_requests[i]);
+    for (int i = 0; rc == MPI_SUCCESS && tdm_monitor_on() && i < count; i++)
+        tdm_monitor_started(array_of_requests[i]);
     return rc;
 }

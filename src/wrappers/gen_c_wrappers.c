@@ -462,6 +462,150 @@ TDM_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count 
 }
 
 #endif
+TDM_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_at(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_at_c(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_at(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_at_c(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_all(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_all_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_all(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_all_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_at_all(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_at_all_c(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_at_all(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_at_all_c(TDM_LANG_C, fh, offset, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_shared(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_shared_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_shared(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_shared_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_ordered(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_read_ordered_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
+TDM_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_ordered(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    return tdm_dispatch_File_write_ordered_c(TDM_LANG_C, fh, buf, count, datatype, status);
+}
+
+#endif
 TDM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     return tdm_dispatch_Barrier(TDM_LANG_C, comm);
@@ -962,4 +1106,64 @@ TDM_EXPORT int MPI_Win_wait(MPI_Win win)
 TDM_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 {
     return tdm_dispatch_Win_test(TDM_LANG_C, win, flag);
+}
+
+TDM_EXPORT int MPI_T_pvar_get_num(int *num_pvar)
+{
+    return tdm_dispatch_T_pvar_get_num(TDM_LANG_C, num_pvar);
+}
+
+TDM_EXPORT int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
+{
+    return tdm_dispatch_T_pvar_get_info(TDM_LANG_C, pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+}
+
+TDM_EXPORT int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    return tdm_dispatch_T_pvar_get_index(TDM_LANG_C, name, var_class, pvar_index);
+}
+
+TDM_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
+{
+    return tdm_dispatch_T_pvar_session_free(TDM_LANG_C, session);
+}
+
+TDM_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
+{
+    return tdm_dispatch_T_pvar_handle_alloc(TDM_LANG_C, session, pvar_index, obj_handle, handle, count);
+}
+
+TDM_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+{
+    return tdm_dispatch_T_pvar_handle_free(TDM_LANG_C, session, handle);
+}
+
+TDM_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_dispatch_T_pvar_start(TDM_LANG_C, session, handle);
+}
+
+TDM_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_dispatch_T_pvar_stop(TDM_LANG_C, session, handle);
+}
+
+TDM_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    return tdm_dispatch_T_pvar_read(TDM_LANG_C, session, handle, buf);
+}
+
+TDM_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+{
+    return tdm_dispatch_T_pvar_write(TDM_LANG_C, session, handle, buf);
+}
+
+TDM_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_dispatch_T_pvar_reset(TDM_LANG_C, session, handle);
+}
+
+TDM_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    return tdm_dispatch_T_pvar_readreset(TDM_LANG_C, session, handle, buf);
 }

@@ -4,6 +4,7 @@
 
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
 
 /* Each dispatcher is the single path of one MPI function, shared by its C and
@@ -343,6 +344,8 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Send(buf, count, datatype, dest, tag, comm);
     return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
@@ -352,6 +355,8 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Send_c(buf, count, datatype, dest, tag, comm);
     return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -361,6 +366,8 @@ static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Bsend(buf, count, datatype, dest, tag, comm);
     return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
 
@@ -370,6 +377,8 @@ static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Bsend_c(buf, count, datatype, dest, tag, comm);
     return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -379,6 +388,8 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ssend(buf, count, datatype, dest, tag, comm);
     return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
 
@@ -388,6 +399,8 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ssend_c(buf, count, datatype, dest, tag, comm);
     return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -397,6 +410,8 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rsend(buf, count, datatype, dest, tag, comm);
     return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
 }
 
@@ -406,6 +421,8 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rsend_c(buf, count, datatype, dest, tag, comm);
     return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
 }
 
@@ -415,7 +432,7 @@ static inline int tdm_dispatch_Recv(int lang, void *buf, int count, MPI_Datatype
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv", lang);
-    return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    return tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
 }
 
 #if MPI_VERSION >= 4
@@ -424,7 +441,7 @@ static inline int tdm_dispatch_Recv_c(int lang, void *buf, MPI_Count count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv_c", lang);
-    return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+    return tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
 }
 
 #endif
@@ -433,7 +450,7 @@ static inline int tdm_dispatch_Sendrecv(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv", lang);
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 
 #if MPI_VERSION >= 4
@@ -442,7 +459,7 @@ static inline int tdm_dispatch_Sendrecv_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_c", lang);
-    return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
 
 #endif
@@ -451,7 +468,7 @@ static inline int tdm_dispatch_Sendrecv_replace(int lang, void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace", lang);
-    return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    return tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 #if MPI_VERSION >= 4
@@ -460,7 +477,7 @@ static inline int tdm_dispatch_Sendrecv_replace_c(int lang, void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace_c", lang);
-    return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    return tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 #endif
@@ -519,6 +536,8 @@ static inline int tdm_dispatch_File_iread(int lang, MPI_File fh, void *buf, int 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread(fh, buf, count, datatype, request);
     return tdm_hook_File_iread(lang, fh, buf, count, datatype, request);
 }
 
@@ -528,6 +547,8 @@ static inline int tdm_dispatch_File_iread_c(int lang, MPI_File fh, void *buf, MP
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_c(fh, buf, count, datatype, request);
     return tdm_hook_File_iread_c(lang, fh, buf, count, datatype, request);
 }
 
@@ -537,6 +558,8 @@ static inline int tdm_dispatch_File_iwrite(int lang, MPI_File fh, const void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite(fh, buf, count, datatype, request);
     return tdm_hook_File_iwrite(lang, fh, buf, count, datatype, request);
 }
 
@@ -546,6 +569,8 @@ static inline int tdm_dispatch_File_iwrite_c(int lang, MPI_File fh, const void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_c(fh, buf, count, datatype, request);
     return tdm_hook_File_iwrite_c(lang, fh, buf, count, datatype, request);
 }
 
@@ -555,6 +580,8 @@ static inline int tdm_dispatch_File_iread_at(int lang, MPI_File fh, MPI_Offset o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_at(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iread_at(lang, fh, offset, buf, count, datatype, request);
 }
 
@@ -564,6 +591,8 @@ static inline int tdm_dispatch_File_iread_at_c(int lang, MPI_File fh, MPI_Offset
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_at_c(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iread_at_c(lang, fh, offset, buf, count, datatype, request);
 }
 
@@ -573,6 +602,8 @@ static inline int tdm_dispatch_File_iwrite_at(int lang, MPI_File fh, MPI_Offset 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_at(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iwrite_at(lang, fh, offset, buf, count, datatype, request);
 }
 
@@ -582,6 +613,8 @@ static inline int tdm_dispatch_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offse
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iwrite_at_c(lang, fh, offset, buf, count, datatype, request);
 }
 
@@ -591,6 +624,8 @@ static inline int tdm_dispatch_File_iread_all(int lang, MPI_File fh, void *buf, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_all(fh, buf, count, datatype, request);
     return PMPI_File_iread_all(fh, buf, count, datatype, request);
 }
 
@@ -600,6 +635,8 @@ static inline int tdm_dispatch_File_iread_all_c(int lang, MPI_File fh, void *buf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_all_c(fh, buf, count, datatype, request);
     return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
 }
 
@@ -609,6 +646,8 @@ static inline int tdm_dispatch_File_iwrite_all(int lang, MPI_File fh, const void
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_all(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
 }
 
@@ -618,6 +657,8 @@ static inline int tdm_dispatch_File_iwrite_all_c(int lang, MPI_File fh, const vo
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_all_c(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 }
 
@@ -627,6 +668,8 @@ static inline int tdm_dispatch_File_iread_at_all(int lang, MPI_File fh, MPI_Offs
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_at_all(fh, offset, buf, count, datatype, request);
     return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 }
 
@@ -636,6 +679,8 @@ static inline int tdm_dispatch_File_iread_at_all_c(int lang, MPI_File fh, MPI_Of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 }
 
@@ -645,6 +690,8 @@ static inline int tdm_dispatch_File_iwrite_at_all(int lang, MPI_File fh, MPI_Off
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
 
@@ -654,6 +701,8 @@ static inline int tdm_dispatch_File_iwrite_at_all_c(int lang, MPI_File fh, MPI_O
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 }
 
@@ -663,6 +712,8 @@ static inline int tdm_dispatch_File_iread_shared(int lang, MPI_File fh, void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_shared(fh, buf, count, datatype, request);
     return PMPI_File_iread_shared(fh, buf, count, datatype, request);
 }
 
@@ -672,6 +723,8 @@ static inline int tdm_dispatch_File_iread_shared_c(int lang, MPI_File fh, void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iread_shared_c(fh, buf, count, datatype, request);
     return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
 }
 
@@ -681,6 +734,8 @@ static inline int tdm_dispatch_File_iwrite_shared(int lang, MPI_File fh, const v
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_shared(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
 }
 
@@ -690,7 +745,273 @@ static inline int tdm_dispatch_File_iwrite_shared_c(int lang, MPI_File fh, const
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_iwrite_shared_c(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+}
+
+#endif
+static inline int tdm_dispatch_File_read(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read(fh, buf, count, datatype, status);
+    return PMPI_File_read(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_c(fh, buf, count, datatype, status);
+    return PMPI_File_read_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write(int lang, MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write(fh, buf, count, datatype, status);
+    return PMPI_File_write(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_c(int lang, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_c(fh, buf, count, datatype, status);
+    return PMPI_File_write_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_read_at(int lang, MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_at", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_at(fh, offset, buf, count, datatype, status);
+    return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_at_c(int lang, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_at_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_at_c(fh, offset, buf, count, datatype, status);
+    return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write_at(int lang, MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_at", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_at(fh, offset, buf, count, datatype, status);
+    return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_at_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_at_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_at_c(fh, offset, buf, count, datatype, status);
+    return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_read_all(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_all(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_all(fh, buf, count, datatype, status);
+    return PMPI_File_read_all(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_all_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_all_c(fh, buf, count, datatype, status);
+    return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write_all(int lang, MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_all(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_all(fh, buf, count, datatype, status);
+    return PMPI_File_write_all(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_all_c(int lang, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_all_c(fh, buf, count, datatype, status);
+    return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_read_at_all(int lang, MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_at_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_at_all(fh, offset, buf, count, datatype, status);
+    return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_at_all_c(int lang, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_at_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write_at_all(int lang, MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_at_all", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_at_all(fh, offset, buf, count, datatype, status);
+    return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_at_all_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_at_all_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_read_shared(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_shared", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_shared(fh, buf, count, datatype, status);
+    return PMPI_File_read_shared(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_shared_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_shared_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_shared_c(fh, buf, count, datatype, status);
+    return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write_shared(int lang, MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_shared(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_shared", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_shared(fh, buf, count, datatype, status);
+    return PMPI_File_write_shared(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_shared_c(int lang, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_shared_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_shared_c(fh, buf, count, datatype, status);
+    return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_read_ordered(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_ordered", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_ordered(fh, buf, count, datatype, status);
+    return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_read_ordered_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_read_ordered_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_read_ordered_c(fh, buf, count, datatype, status);
+    return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+}
+
+#endif
+static inline int tdm_dispatch_File_write_ordered(int lang, MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_ordered", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_ordered(fh, buf, count, datatype, status);
+    return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+}
+
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_File_write_ordered_c(int lang, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    TDM_TRACE_CALL("MPI_File_write_ordered_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_File_write_ordered_c(fh, buf, count, datatype, status);
+    return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }
 
 #endif
@@ -699,6 +1020,8 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Barrier(comm);
     TDM_TRACE_CALL("MPI_Barrier", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Barrier(comm);
     return PMPI_Barrier(comm);
 }
 
@@ -707,6 +1030,8 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Bcast(buffer, count, datatype, root, comm);
     return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
@@ -716,6 +1041,8 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Bcast_c(buffer, count, datatype, root, comm);
     return PMPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 
@@ -725,6 +1052,8 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -734,6 +1063,8 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -743,6 +1074,8 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gatherv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
@@ -751,6 +1084,8 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -760,6 +1095,8 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -769,6 +1106,8 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatterv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
@@ -777,6 +1116,8 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -786,6 +1127,8 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -795,6 +1138,8 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
@@ -803,6 +1148,8 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -812,6 +1159,8 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -821,6 +1170,8 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
@@ -829,6 +1180,8 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
@@ -837,6 +1190,8 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
@@ -846,6 +1201,8 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
@@ -855,6 +1212,8 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -864,6 +1223,8 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -873,6 +1234,8 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
@@ -881,6 +1244,8 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
@@ -890,6 +1255,8 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
@@ -899,6 +1266,8 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -908,6 +1277,8 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -917,6 +1288,8 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -926,6 +1299,8 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
@@ -935,6 +1310,8 @@ static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibarrier(comm, request);
     TDM_TRACE_CALL("MPI_Ibarrier", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ibarrier(comm, request);
     return PMPI_Ibarrier(comm, request);
 }
 
@@ -943,6 +1320,8 @@ static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Dat
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ibcast(buffer, count, datatype, root, comm, request);
     return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
 
@@ -952,6 +1331,8 @@ static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ibcast_c(buffer, count, datatype, root, comm, request);
     return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
 }
 
@@ -961,6 +1342,8 @@ static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
@@ -970,6 +1353,8 @@ static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
@@ -979,6 +1364,8 @@ static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igatherv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
 
@@ -987,6 +1374,8 @@ static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
@@ -996,6 +1385,8 @@ static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
@@ -1005,6 +1396,8 @@ static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatterv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
@@ -1013,6 +1406,8 @@ static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
@@ -1022,6 +1417,8 @@ static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_C
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
@@ -1031,6 +1428,8 @@ static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int se
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgatherv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
@@ -1039,6 +1438,8 @@ static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
@@ -1048,6 +1449,8 @@ static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
@@ -1057,6 +1460,8 @@ static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallv", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
@@ -1065,6 +1470,8 @@ static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallw", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
@@ -1073,6 +1480,8 @@ static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
@@ -1082,6 +1491,8 @@ static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
@@ -1091,6 +1502,8 @@ static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *r
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1100,6 +1513,8 @@ static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1109,6 +1524,8 @@ static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, vo
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
 
@@ -1117,6 +1534,8 @@ static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
@@ -1126,6 +1545,8 @@ static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
@@ -1135,6 +1556,8 @@ static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1144,6 +1567,8 @@ static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1153,6 +1578,8 @@ static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1162,6 +1589,8 @@ static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -1211,6 +1640,8 @@ static inline int tdm_dispatch_Put(int lang, const void *origin_addr, int origin
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -1220,6 +1651,8 @@ static inline int tdm_dispatch_Put_c(int lang, const void *origin_addr, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -1229,6 +1662,8 @@ static inline int tdm_dispatch_Get(int lang, void *origin_addr, int origin_count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -1238,6 +1673,8 @@ static inline int tdm_dispatch_Get_c(int lang, void *origin_addr, MPI_Count orig
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 
@@ -1247,6 +1684,8 @@ static inline int tdm_dispatch_Accumulate(int lang, const void *origin_addr, int
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
@@ -1256,6 +1695,8 @@ static inline int tdm_dispatch_Accumulate_c(int lang, const void *origin_addr, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
@@ -1265,6 +1706,8 @@ static inline int tdm_dispatch_Get_accumulate(int lang, const void *origin_addr,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Get_accumulate", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
@@ -1273,6 +1716,8 @@ static inline int tdm_dispatch_Fetch_and_op(int lang, const void *origin_addr, v
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     TDM_TRACE_CALL("MPI_Fetch_and_op", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 
@@ -1281,6 +1726,8 @@ static inline int tdm_dispatch_Compare_and_swap(int lang, const void *origin_add
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     TDM_TRACE_CALL("MPI_Compare_and_swap", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
 
@@ -1289,6 +1736,8 @@ static inline int tdm_dispatch_Rput(int lang, const void *origin_addr, int origi
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
@@ -1298,6 +1747,8 @@ static inline int tdm_dispatch_Rput_c(int lang, const void *origin_addr, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
@@ -1307,6 +1758,8 @@ static inline int tdm_dispatch_Rget(int lang, void *origin_addr, int origin_coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
@@ -1316,6 +1769,8 @@ static inline int tdm_dispatch_Rget_c(int lang, void *origin_addr, MPI_Count ori
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
@@ -1325,6 +1780,8 @@ static inline int tdm_dispatch_Raccumulate(int lang, const void *origin_addr, in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
@@ -1334,6 +1791,8 @@ static inline int tdm_dispatch_Raccumulate_c(int lang, const void *origin_addr, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate_c", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
@@ -1343,6 +1802,8 @@ static inline int tdm_dispatch_Rget_accumulate(int lang, const void *origin_addr
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Rget_accumulate", lang);
+    if (TDM_UNLIKELY(tdm_monitor_on()))
+        tdm_monitor_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
@@ -1464,6 +1925,66 @@ static inline int tdm_dispatch_Win_test(int lang, MPI_Win win, int *flag)
         return PMPI_Win_test(win, flag);
     TDM_TRACE_CALL("MPI_Win_test", lang);
     return PMPI_Win_test(win, flag);
+}
+
+static inline int tdm_dispatch_T_pvar_get_num(int lang, int *num_pvar)
+{
+    return tdm_hook_T_pvar_get_num(lang, num_pvar);
+}
+
+static inline int tdm_dispatch_T_pvar_get_info(int lang, int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
+{
+    return tdm_hook_T_pvar_get_info(lang, pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+}
+
+static inline int tdm_dispatch_T_pvar_get_index(int lang, const char *name, int var_class, int *pvar_index)
+{
+    return tdm_hook_T_pvar_get_index(lang, name, var_class, pvar_index);
+}
+
+static inline int tdm_dispatch_T_pvar_session_free(int lang, MPI_T_pvar_session *session)
+{
+    return tdm_hook_T_pvar_session_free(lang, session);
+}
+
+static inline int tdm_dispatch_T_pvar_handle_alloc(int lang, MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
+{
+    return tdm_hook_T_pvar_handle_alloc(lang, session, pvar_index, obj_handle, handle, count);
+}
+
+static inline int tdm_dispatch_T_pvar_handle_free(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+{
+    return tdm_hook_T_pvar_handle_free(lang, session, handle);
+}
+
+static inline int tdm_dispatch_T_pvar_start(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_hook_T_pvar_start(lang, session, handle);
+}
+
+static inline int tdm_dispatch_T_pvar_stop(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_hook_T_pvar_stop(lang, session, handle);
+}
+
+static inline int tdm_dispatch_T_pvar_read(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    return tdm_hook_T_pvar_read(lang, session, handle, buf);
+}
+
+static inline int tdm_dispatch_T_pvar_write(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+{
+    return tdm_hook_T_pvar_write(lang, session, handle, buf);
+}
+
+static inline int tdm_dispatch_T_pvar_reset(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+{
+    return tdm_hook_T_pvar_reset(lang, session, handle);
+}
+
+static inline int tdm_dispatch_T_pvar_readreset(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+{
+    return tdm_hook_T_pvar_readreset(lang, session, handle, buf);
 }
 
 #endif

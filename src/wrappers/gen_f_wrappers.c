@@ -1731,6 +1731,402 @@ void MPI_FILE_IWRITE_SHARED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
     tdm_f_file_iwrite_shared(fh, buf, count, datatype, request, ierr);
 }
 
+static void tdm_f_file_read(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_read_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read_at(TDM_LANG_FORTRAN, c_fh, *offset, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_at__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ_AT(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ_AT(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at(fh, offset, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write_at(TDM_LANG_FORTRAN, c_fh, *offset, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_at__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE_AT(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE_AT(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at(fh, offset, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_read_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read_all(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_all__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_all__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ_ALL(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ_ALL(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_all(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write_all(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_all__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_all__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_all(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_all(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE_ALL(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE_ALL(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_all(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read_at_all(TDM_LANG_FORTRAN, c_fh, *offset, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_at_all__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at_all__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ_AT_ALL(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ_AT_ALL(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write_at_all(TDM_LANG_FORTRAN, c_fh, *offset, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_at_all__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at_all__(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE_AT_ALL(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE_AT_ALL(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_at_all(fh, offset, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_read_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read_shared(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_shared__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_shared__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ_SHARED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ_SHARED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_shared(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write_shared(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_shared__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_shared__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_shared(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_shared(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE_SHARED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE_SHARED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_shared(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_read_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_read_ordered(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_ordered__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_ordered__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_read_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_read_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_READ_ORDERED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_READ_ORDERED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_read_ordered(fh, buf, count, datatype, status, ierr);
+}
+
+static void tdm_f_file_write_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_File c_fh = MPI_File_f2c(*fh);
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    MPI_Status c_status_value;
+    MPI_Status *c_status = tdm_f_is_status_ignore(status) ? MPI_STATUS_IGNORE : &c_status_value;
+    rc = tdm_dispatch_File_write_ordered(TDM_LANG_FORTRAN, c_fh, tdm_f_buffer(buf), (int)*count, c_datatype, c_status);
+    if (c_status != MPI_STATUS_IGNORE) MPI_Status_c2f(c_status, status);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_ordered__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_ordered__(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void mpi_file_write_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void mpi_file_write_ordered(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_ordered(fh, buf, count, datatype, status, ierr);
+}
+TDM_EXPORT void MPI_FILE_WRITE_ORDERED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr);
+void MPI_FILE_WRITE_ORDERED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierr)
+{
+    tdm_f_file_write_ordered(fh, buf, count, datatype, status, ierr);
+}
+
 static void tdm_f_barrier(MPI_Fint *comm, MPI_Fint *ierr)
 {
     int rc = MPI_SUCCESS;

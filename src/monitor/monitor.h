@@ -1,0 +1,137 @@
+/*
+ * Monitoring of communications (seed 003): per-peer message counts, bytes and
+ * size histograms, by kind of traffic.
+ *
+ * Counting is lock-free: each thread that records owns a block of counters
+ * (kind x peer x {messages, bytes, 66 bins}) that only it writes, with plain
+ * relaxed stores; readers sum the blocks of every thread. The raw counters
+ * never go down. Every consumer -- the whole-run record (TANDEM_MONITOR=1),
+ * the program's view (tandem_monitor_*), each MPI_T handle -- is a "view":
+ * what it counted is its accumulated part plus, while it runs, the raw total
+ * minus the total when it started. So views start, stop and reset without
+ * touching each other, and recording is on while at least one view runs.
+ */
+#ifndef TDM_MONITOR_H
+#define TDM_MONITOR_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "tandem.h"
+
+enum {
+    TDM_KINDS = TANDEM_MONITOR_KINDS,
+    TDM_BINS = TANDEM_MONITOR_BINS,
+    TDM_FIELDS = 2 + TDM_BINS, /* messages, bytes, bins */
+};
+
+/* The short names of the kinds ("p2p_send", ...), in enum order. */
+extern const char *const tdm_monitor_kind_names[TDM_KINDS];
+
+/* Nonzero while some view runs; the wrappers test it before recording. */
+extern int tdm_monitor_on_flag;
+
+static inline int tdm_monitor_on(void)
+{
+    return __atomic_load_n(&tdm_monitor_on_flag, __ATOMIC_RELAXED);
+}
+
+/* Read the configuration and start the whole-run view if TANDEM_MONITOR=1.
+   After MPI_Init, application thread. */
+void tdm_monitor_init(void);
+
+/* Write the files of the whole-run view (TANDEM_MONITOR=1) and release
+   everything. Collective over MPI_COMM_WORLD; before PMPI_Finalize. */
+void tdm_monitor_finalize(void);
+
+/* Histogram bin of a message of 'bytes' bytes. */
+static inline int tdm_monitor_bin(uint64_t bytes)
+{
+    return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
+}
+
+/* Record one message of 'bytes' bytes with world rank 'peer'. Any thread. */
+void tdm_monitor_record(int kind, int peer, uint64_t bytes);
+
+/* The world rank of rank 'rank' of 'comm' (of its remote group for an
+   inter-communicator), or -1 (MPI_PROC_NULL, MPI_ANY_SOURCE, not in
+   MPI_COMM_WORLD). */
+int tdm_monitor_world_rank(MPI_Comm comm, int rank);
+
+/* Bytes of 'count' elements of 'type'. */
+static inline uint64_t tdm_monitor_bytes(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+/* Record a point-to-point send of 'count' x 'type' to 'dest' of 'comm'. */
+void tdm_monitor_send(MPI_Count count, MPI_Datatype type, int dest, MPI_Comm comm);
+
+/* Record the receive a completed status describes ('comm' translates its
+   source; nothing for MPI_PROC_NULL, an empty or a cancelled status). */
+void tdm_monitor_received(const MPI_Status *status, MPI_Comm comm);
+
+/* Nonblocking and persistent point-to-point requests: remember what a
+   request will send or receive, then record it when it starts (a persistent
+   send) or completes (a receive). */
+void tdm_monitor_posted_recv(MPI_Request request, MPI_Comm comm, int persistent);
+void tdm_monitor_posted_send(MPI_Request request, MPI_Count count, MPI_Datatype type, int dest,
+                             MPI_Comm comm);
+void tdm_monitor_started(MPI_Request request);
+void tdm_monitor_freed(MPI_Request request);
+
+/* Nonzero while some receive request is remembered: the completion calls
+   then take the slow path that reports statuses. */
+int tdm_monitor_receives_pending(void);
+
+/* A request that was 'before' completed with 'status' (a receive is recorded,
+   a nonpersistent entry forgotten). */
+void tdm_monitor_completed(MPI_Request before, const MPI_Status *status);
+
+/* Collectives: the logical volume per call, as Open MPI's coll monitoring
+   records it. 'shape' classifies the call for the per-communicator counts. */
+enum { TDM_O2A, TDM_A2O, TDM_A2A, TDM_SHAPES };
+void tdm_monitor_coll(MPI_Comm comm, int shape, uint64_t total);
+void tdm_monitor_coll_peer(MPI_Comm comm, int rank, uint64_t bytes);
+
+/* One-sided: 'kind' is TANDEM_MONITOR_OSC_PUT or _GET, 'target' a rank of the
+   window's group. */
+void tdm_monitor_osc(int kind, MPI_Win win, int target, uint64_t bytes);
+
+/* The program's view and the MPI_T handles use these. A sample is the raw
+   total of 'n' counters: kinds[i], fields[i] (0 messages, 1 bytes, 2 + bin)
+   and peers[i]. */
+typedef struct {
+    int running;
+    int n;
+    const int *kinds, *fields, *peers; /* NULL kinds: all kinds, fields, peers */
+    uint64_t *start;                   /* raw totals when it started */
+    uint64_t *accumulated;             /* counted while it ran before */
+} tdm_monitor_view;
+
+int tdm_monitor_view_init(tdm_monitor_view *v, int n, const int *kinds, const int *fields,
+                          const int *peers);
+void tdm_monitor_view_free(tdm_monitor_view *v);
+void tdm_monitor_view_start(tdm_monitor_view *v);
+void tdm_monitor_view_stop(tdm_monitor_view *v);
+void tdm_monitor_view_reset(tdm_monitor_view *v);
+/* out[i] = what the view counted for counter i. */
+void tdm_monitor_view_read(tdm_monitor_view *v, uint64_t *out);
+
+/* The number of ranks of MPI_COMM_WORLD (0 before MPI_Init). */
+int tdm_monitor_world_size(void);
+
+/* Per-communicator collective counts, for the dump: calls 'fn' once per
+   communicator Tandem has seen a collective on (freed ones included). */
+typedef struct {
+    const char *name;
+    int size;
+    const int *world; /* world rank of each member */
+    uint64_t operations[TDM_SHAPES], bytes[TDM_SHAPES];
+} tdm_monitor_comm_summary;
+void tdm_monitor_each_comm(void (*fn)(const tdm_monitor_comm_summary *, void *), void *arg);
+
+#endif
