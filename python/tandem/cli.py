@@ -3,6 +3,7 @@
 tandem run [-n N] [--mpi openmpi|mpich] [-e NAME=VALUE] [--] ./app args
 tandem exec ./app args          (under a launcher: mpirun -n 4 tandem exec ./app)
 tandem info
+tandem run --monitor[=PREFIX] ./app   (then: tandem report PREFIX)
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .builds import (
 )
 from .launch import launch_command, launcher_environment, rank_environment
 
+MONITOR_PREFIX = "tandem-monitor"  # PREFIX of a bare --monitor, in the current directory
+
 
 def parse_env(pairs: list[str]) -> dict[str, str]:
     env = {}
@@ -40,7 +43,36 @@ def tandem_env(args: argparse.Namespace) -> dict[str, str]:
     env = parse_env(getattr(args, "env", []))
     if args.progress:
         env["TANDEM_PROGRESS"] = args.progress
+    prefix = monitor_prefix(args)
+    if prefix is not None:
+        env["TANDEM_MONITOR"] = "1"
+        env["TANDEM_MONITOR_OUTPUT"] = str(prefix)
     return env
+
+
+def monitor_prefix(args: argparse.Namespace) -> Path | None:
+    """The absolute PREFIX of --monitor[=PREFIX], or None without --monitor."""
+    prefix = getattr(args, "monitor", None)
+    if prefix is None:
+        return None
+    if not prefix:
+        raise TandemError("--monitor=: the prefix is empty; give --monitor=PREFIX or --monitor")
+    if prefix == MONITOR_PREFIX:
+        return free_prefix(Path(os.path.abspath(prefix)))
+    return Path(os.path.abspath(prefix))
+
+
+def free_prefix(prefix: Path) -> Path:
+    """The default PREFIX, or PREFIX-N for the first N whose files do not exist:
+    as the library does, never overwrite files the user did not name."""
+    candidate, n = prefix, 0
+    while (
+        candidate.with_name(candidate.name + ".json").exists()
+        or candidate.with_name(candidate.name + ".0.prof").exists()
+    ):
+        n += 1
+        candidate = prefix.with_name(f"{prefix.name}-{n}")
+    return candidate
 
 
 def strip_dashdash(program: list[str]) -> list[str]:
@@ -52,12 +84,17 @@ def strip_dashdash(program: list[str]) -> list[str]:
 
 
 def command_run(args: argparse.Namespace) -> int:
+    if args.monitor is not None and args.no_tandem:
+        raise TandemError(
+            "--monitor needs Tandem: the monitor is part of libtandem; drop --no-tandem"
+        )
     program = strip_dashdash(args.program)
     root = Path(args.builds)
     path = find_program(program[0])
     build = select_build(path, load_builds(root), args.mpi, root)
     if args.nprocs < 1:
         raise TandemError(f"-n {args.nprocs}: the number of processes must be at least 1")
+    prefix = monitor_prefix(args)
     command = launch_command(
         build,
         args.nprocs,
@@ -69,7 +106,36 @@ def command_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(" ".join(command))
         return 0
-    return subprocess.call(command, env=launcher_environment(build))
+    if prefix is None:
+        return subprocess.call(command, env=launcher_environment(build))
+    if not prefix.parent.is_dir():
+        raise TandemError(f"--monitor={args.monitor}: {prefix.parent} is not a directory")
+    job_file = prefix.with_name(prefix.name + ".json")
+    before = job_file.stat().st_mtime_ns if job_file.exists() else None
+    status = subprocess.call(command, env=launcher_environment(build))
+    if status != 0:
+        return status
+    if not job_file.exists() or job_file.stat().st_mtime_ns == before:
+        print(f"tandem: {job_file} was not written; no monitor report", file=sys.stderr)
+        return 0
+    return print_report(prefix, None)
+
+
+def print_report(prefix: str | Path, out_dir: str | None) -> int:
+    """Write the report of PREFIX.json; print its summary and the files written."""
+    from . import report
+
+    job = report.load(prefix)
+    written = report.write_report(job, prefix, out_dir)
+    print(report.summary(job), end="")
+    print("\nwritten:")
+    for path in written:
+        print(f"  {path}")
+    return 0
+
+
+def command_report(args: argparse.Namespace) -> int:
+    return print_report(args.prefix, args.out)
 
 
 def command_exec(args: argparse.Namespace) -> int:
@@ -232,6 +298,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["off", "drive", "proxy"],
         help="background progress (sets TANDEM_PROGRESS)",
     )
+    run.add_argument(
+        "--monitor",
+        nargs="?",
+        const=MONITOR_PREFIX,
+        metavar="PREFIX",
+        help="record who sends what to whom (sets TANDEM_MONITOR=1), write PREFIX.json and "
+        f"report on it (default PREFIX: ./{MONITOR_PREFIX}; write it as --monitor=PREFIX)",
+    )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
     run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
@@ -323,14 +397,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.set_defaults(func=command_bench)
 
+    report = sub.add_parser(
+        "report",
+        help="heatmaps, histogram, TreeMatch .mat files and summary of a --monitor run",
+    )
+    report.add_argument("prefix", metavar="PREFIX", help="the run's PREFIX (PREFIX.json)")
+    report.add_argument(
+        "--out", metavar="DIR", help="where the files go (default: PREFIX's directory)"
+    )
+    report.set_defaults(func=command_report)
+
     info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
     info.set_defaults(func=command_info)
     return parser
 
 
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """parser.parse_args, except that a bare `run --monitor` never takes the next
+    word as its PREFIX: `tandem run --monitor ./app` monitors ./app, and a PREFIX
+    is given as --monitor=PREFIX."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    default = f"--monitor={MONITOR_PREFIX}"
+    words = [default if w.startswith("--mo") and "--monitor".startswith(w) else w for w in argv]
+    if words == argv:
+        return parser.parse_args(argv)
+    probe = parser.parse_args(words)  # tells where tandem's words end and the program begins
+    if probe.command != "run":
+        return parser.parse_args(argv)
+    split = len(argv) - len(probe.program)
+    return parser.parse_args(words[:split] + argv[split:])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv)
     try:
         return args.func(args)
     except TandemError as error:
