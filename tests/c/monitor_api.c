@@ -1,0 +1,177 @@
+/*
+ * Monitoring read online, by a program linked with Tandem: the C API of
+ * tandem.h for a phase of the program, and Tandem's MPI_T performance
+ * variables beside the MPI library's own, bound to a communicator whose ranks
+ * run backwards (values come in its rank order). Two handles on one variable
+ * are started together and stopped apart: each keeps its own count. Every
+ * value is checked against the traffic the program made.
+ */
+#include "tandem.h"
+#include "testlib.h"
+
+/* One round of known traffic to the right neighbour: 40 + 1000 + 0 bytes. */
+enum { ROUND_MESSAGES = 3, ROUND_BYTES = 1040 };
+
+static void round_of_traffic(int left, int right)
+{
+    double d[5] = {0};
+    char c[1000] = {0}, in[1000];
+    MPI_Request r[2];
+    MPI_Irecv(in, 1000, MPI_CHAR, left, 2, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(c, 1000, MPI_CHAR, right, 2, MPI_COMM_WORLD, &r[1]);
+    MPI_Sendrecv(d, 5, MPI_DOUBLE, right, 1, in, 5, MPI_DOUBLE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    int flag = 0;
+    MPI_Irecv(in, 0, MPI_CHAR, left, 3, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(c, 0, MPI_CHAR, right, 3, MPI_COMM_WORLD, &r[1]);
+    while (!flag)
+        MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE);
+}
+
+static void check_c_api(int rank, int size, int left, int right)
+{
+    unsigned long long *msgs = calloc((size_t)size, sizeof *msgs);
+    unsigned long long *bytes = calloc((size_t)size, sizeof *bytes);
+    unsigned long long *hist = calloc((size_t)size * TANDEM_MONITOR_BINS, sizeof *hist);
+    check(tandem_monitor_read(TANDEM_MONITOR_KINDS, msgs, bytes, hist) != 0); /* bad kind */
+
+    check_mpi(tandem_monitor_start());
+    round_of_traffic(left, right);
+    double x = rank, sum = 0;
+    MPI_Bcast(&x, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    check_mpi(tandem_monitor_stop());
+    round_of_traffic(left, right); /* not counted: the view is stopped */
+
+    check_mpi(tandem_monitor_read(TANDEM_MONITOR_P2P_SEND, msgs, bytes, hist));
+    tlog("C API, sent to %d: %llu messages, %llu bytes", right, msgs[right], bytes[right]);
+    check(msgs[right] == ROUND_MESSAGES && bytes[right] == ROUND_BYTES);
+    check(hist[right * TANDEM_MONITOR_BINS + 0] == 1);  /* 0 bytes */
+    check(hist[right * TANDEM_MONITOR_BINS + 6] == 1);  /* 40 bytes: [32, 64) */
+    check(hist[right * TANDEM_MONITOR_BINS + 10] == 1); /* 1000 bytes: [512, 1024) */
+    check_mpi(tandem_monitor_read(TANDEM_MONITOR_P2P_RECV, msgs, bytes, NULL));
+    tlog("C API, received from %d: %llu messages, %llu bytes", left, msgs[left], bytes[left]);
+    check(msgs[left] == ROUND_MESSAGES && bytes[left] == ROUND_BYTES);
+
+    /* Collectives: rank 0 records the bcast (8 bytes to each other rank);
+       every rank records the allreduce (8 bytes to each other rank). */
+    check_mpi(tandem_monitor_read(TANDEM_MONITOR_COLL, msgs, bytes, NULL));
+    for (int peer = 0; peer < size; peer++) {
+        unsigned long long want = peer == rank ? 0 : rank == 0 ? 2 : 1;
+        check(msgs[peer] == want && bytes[peer] == want * 8);
+    }
+
+    check_mpi(tandem_monitor_reset());
+    check_mpi(tandem_monitor_read(TANDEM_MONITOR_P2P_SEND, msgs, bytes, NULL));
+    check(msgs[right] == 0 && bytes[right] == 0);
+    tlog("C API after reset: %llu messages", msgs[right]);
+    free(msgs);
+    free(bytes);
+    free(hist);
+}
+
+/* The index of a variable by name, found both ways: get_index and a scan of
+   get_info over every variable (which also counts Tandem's). */
+static int find_variable(const char *wanted, int *ours, int *total)
+{
+    int index = -1, num = 0;
+    check_mpi(MPI_T_pvar_get_index(wanted, MPI_T_PVAR_CLASS_COUNTER, &index));
+    check_mpi(MPI_T_pvar_get_num(&num));
+    *total = num;
+    *ours = 0;
+    int scanned = -1;
+    for (int i = 0; i < num; i++) {
+        char name[256], desc[1024];
+        int name_len = sizeof name, desc_len = sizeof desc, verbosity, var_class, bind, readonly,
+            continuous, atomic;
+        MPI_Datatype type;
+        MPI_T_enum enumtype;
+        if (MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &type, &enumtype, desc,
+                                &desc_len, &bind, &readonly, &continuous, &atomic) != MPI_SUCCESS)
+            continue;
+        if (strncmp(name, "tandem_monitor_", 15) == 0) {
+            (*ours)++;
+            check(var_class == MPI_T_PVAR_CLASS_COUNTER && bind == MPI_T_BIND_MPI_COMM);
+            check(type == MPI_UNSIGNED_LONG_LONG && readonly && !continuous);
+        }
+        if (strcmp(name, wanted) == 0)
+            scanned = i;
+    }
+    check(scanned == index);
+    return index;
+}
+
+static void check_mpi_t(int rank, int size, int left, int right)
+{
+    int provided, ours, total;
+    check_mpi(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    int index = find_variable("tandem_monitor_p2p_send_bytes", &ours, &total);
+    tlog("MPI_T: %d of Tandem's variables beside %d of the MPI's own", ours, total - ours);
+    check(ours == 3 * TANDEM_MONITOR_KINDS && total >= ours);
+
+    MPI_Comm reversed;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
+    int right_there = size - 1 - right; /* right's rank in 'reversed' */
+
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle first, second;
+    int count = 0;
+    check_mpi(MPI_T_pvar_session_create(&session));
+    check_mpi(MPI_T_pvar_handle_alloc(session, index, &reversed, &first, &count));
+    check(count == size);
+    check_mpi(MPI_T_pvar_handle_alloc(session, index, &reversed, &second, &count));
+    check_mpi(MPI_T_pvar_start(session, first));
+    check_mpi(MPI_T_pvar_start(session, second));
+    round_of_traffic(left, right);
+    check_mpi(MPI_T_pvar_stop(session, first)); /* second keeps counting */
+    round_of_traffic(left, right);
+
+    unsigned long long *values = calloc((size_t)size, sizeof *values);
+    check_mpi(MPI_T_pvar_read(session, first, values));
+    tlog("MPI_T first handle (stopped after one round): %llu bytes", values[right_there]);
+    check(values[right_there] == ROUND_BYTES);
+    check_mpi(MPI_T_pvar_read(session, second, values));
+    tlog("MPI_T second handle (two rounds): %llu bytes", values[right_there]);
+    check(values[right_there] == 2 * ROUND_BYTES);
+    check_mpi(MPI_T_pvar_reset(session, second));
+    round_of_traffic(left, right);
+    check_mpi(MPI_T_pvar_readreset(session, second, values));
+    check(values[right_there] == ROUND_BYTES);
+    check_mpi(MPI_T_pvar_read(session, second, values));
+    check(values[right_there] == 0);
+    check(MPI_T_pvar_write(session, first, values) == MPI_T_ERR_PVAR_NO_WRITE);
+
+    /* The histogram variable: TANDEM_MONITOR_BINS values per rank. */
+    int hist_index = -1;
+    check_mpi(MPI_T_pvar_get_index("tandem_monitor_p2p_send_histogram", MPI_T_PVAR_CLASS_COUNTER,
+                                   &hist_index));
+    MPI_T_pvar_handle hist;
+    check_mpi(MPI_T_pvar_handle_alloc(session, hist_index, &reversed, &hist, &count));
+    check(count == size * TANDEM_MONITOR_BINS);
+    check_mpi(MPI_T_pvar_start(session, hist));
+    round_of_traffic(left, right);
+    unsigned long long *bins = calloc((size_t)count, sizeof *bins);
+    check_mpi(MPI_T_pvar_read(session, hist, bins));
+    check(bins[right_there * TANDEM_MONITOR_BINS + 10] == 1);
+    free(bins);
+
+    check_mpi(MPI_T_pvar_handle_free(session, &first));
+    check_mpi(MPI_T_pvar_handle_free(session, &second));
+    check(first == MPI_T_PVAR_HANDLE_NULL);
+    check_mpi(MPI_T_pvar_session_free(&session)); /* frees 'hist' with it */
+    check_mpi(MPI_T_finalize());
+    MPI_Comm_free(&reversed);
+    free(values);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, left, right;
+    tinit(&argc, &argv, &rank, &size, &left, &right);
+    check_c_api(rank, size, left, right);
+    check_mpi_t(rank, size, left, right);
+    int rc = tfinish();
+    MPI_Finalize();
+    return rc;
+}

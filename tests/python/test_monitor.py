@@ -1,0 +1,223 @@
+"""Monitoring files: Tandem's .prof lines against Open MPI's own monitoring, the
+job file's matrices, profile2mat, and how the files are written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import build_for, program_path, tandem_cli
+from tandem.launch import launch_command, launcher_environment
+
+OPEN_MPI_MONITORING = [
+    "--mca",
+    "pml_monitoring_enable",
+    "2",
+    "--mca",
+    "pml_monitoring_enable_output",
+    "3",
+]
+PERSISTENT_BYTES = 300 * 8  # one start of the persistent send of monitor_traffic
+
+
+def run(build, nprocs, args, cwd, env=None, with_tandem=True, launcher_args=None):
+    command = launch_command(build, nprocs, args, with_tandem, env or {}, launcher_args)
+    result = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=launcher_environment(build),
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def monitored(build, nprocs, mode, directory: Path, **env):
+    """Run monitor_traffic under Tandem's monitoring; returns the PREFIX."""
+    prefix = directory / "tandem"
+    program = [program_path(build, "test_monitor_traffic"), mode]
+    env = {"TANDEM_MONITOR": "1", "TANDEM_MONITOR_OUTPUT": str(prefix), **env}
+    run(build, nprocs, program, directory, env)
+    return prefix
+
+
+def open_mpi_monitored(nprocs, mode, directory: Path):
+    """The same program under Open MPI 4.1's own monitoring, without Tandem."""
+    build = build_for("openmpi")
+    prefix = directory / "ompi"
+    program = [program_path(build, "test_monitor_traffic"), mode]
+    extra = OPEN_MPI_MONITORING + ["--mca", "pml_monitoring_filename", str(prefix)]
+    run(build, nprocs, program, directory, with_tandem=False, launcher_args=extra)
+    return prefix
+
+
+def lines(prefix: Path, rank: int, tag: str) -> list[str]:
+    text = Path(f"{prefix}.{rank}.prof").read_text()
+    return [line for line in text.splitlines() if line.split("\t")[0] == tag]
+
+
+def fields(line: str) -> tuple[int, int, int, int]:
+    """(rank, peer, bytes, messages) of an E/I/S/R/C line."""
+    parts = line.split("\t")
+    return int(parts[1]), int(parts[2]), int(parts[3].split()[0]), int(parts[4].split()[0])
+
+
+@pytest.mark.parametrize("nprocs", [1, 2, 4])
+def test_point_to_point_lines_are_open_mpis(tmp_path, nprocs):
+    """User point-to-point traffic only: every E line, histogram included, is
+    the one Open MPI's pml monitoring writes."""
+    build = build_for("openmpi")
+    ours = monitored(build, nprocs, "p2p", tmp_path)
+    theirs = open_mpi_monitored(nprocs, "p2p", tmp_path)
+    for rank in range(nprocs):
+        assert lines(ours, rank, "E") == lines(theirs, rank, "E")
+        assert lines(ours, rank, "E"), "no traffic recorded"
+
+
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_every_kind_against_open_mpi_with_the_documented_differences(tmp_path, nprocs):
+    """With collectives, persistent sends and one-sided traffic, the lines
+    differ from Open MPI's exactly as docs/MONITORING.md says: Tandem also
+    counts persistent sends, Open MPI's E histograms include its collectives'
+    internal messages, and Open MPI counts a 0-byte 'sent' message per get."""
+    build = build_for("openmpi")
+    ours = monitored(build, nprocs, "all", tmp_path)
+    theirs = open_mpi_monitored(nprocs, "all", tmp_path)
+    for rank in range(nprocs):
+        right, left = (rank + 1) % nprocs, (rank - 1) % nprocs
+        # One persistent send started twice on the world ring (to the right)
+        # and on the reversed ring (to the left in world ranks).
+        persistent = {right: 0, left: 0}
+        persistent[right] += 2
+        persistent[left] += 2
+        expected = {}
+        for line in lines(theirs, rank, "E"):
+            _, peer, size, count = fields(line)
+            extra = persistent.get(peer, 0)
+            expected[peer] = (size + extra * PERSISTENT_BYTES, count + extra)
+        got = {fields(line)[1]: fields(line)[2:] for line in lines(ours, rank, "E")}
+        assert got == expected
+        assert [fields(line) for line in lines(ours, rank, "R")] == [
+            fields(line) for line in lines(theirs, rank, "R")
+        ]
+        # Open MPI's S lines also count each get as a 0-byte message.
+        gets = {fields(line)[1]: fields(line)[3] for line in lines(theirs, rank, "R")}
+        theirs_puts = []
+        for line in lines(theirs, rank, "S"):
+            me, peer, size, count = fields(line)
+            if count > gets.get(peer, 0):
+                theirs_puts.append((me, peer, size, count - gets.get(peer, 0)))
+        assert [fields(line) for line in lines(ours, rank, "S")] == theirs_puts
+
+
+@pytest.mark.parametrize("family", ["openmpi", "mpich"])
+def test_job_file_holds_every_matrix(tmp_path, family):
+    build = build_for(family)
+    nprocs = 4
+    prefix = monitored(build, nprocs, "all", tmp_path, TANDEM_PROGRESS="proxy")
+    job = json.loads(Path(f"{prefix}.json").read_text())
+    assert job["format"] == "tandem-monitor" and job["world_size"] == nprocs
+    ranks = job["ranks"]
+    counters = [r["counters"] for r in ranks]
+
+    def matrix(kind, field="bytes"):
+        return [[c[kind][field][j] for j in range(nprocs)] for c in counters]
+
+    # Every message sent was received once: the receive matrix is the
+    # transposed send matrix, in messages and bytes.
+    for field in ("messages", "bytes"):
+        sent, received = matrix("p2p_send", field), matrix("p2p_recv", field)
+        assert sent == [list(row) for row in zip(*received)]
+    for rank in range(nprocs):
+        right, left = (rank + 1) % nprocs, (rank - 1) % nprocs
+        hist = counters[rank]["p2p_send"]["histogram"][right]
+        assert sum(hist) == counters[rank]["p2p_send"]["messages"][right]
+        assert hist[21] == 2  # the two 1 MiB messages: bin 21 holds [2^20, 2^21)
+        assert counters[rank]["osc_put"]["bytes"][right] == 12
+        assert counters[rank]["osc_get"]["bytes"][left] == 400
+        io = {kind: counters[rank][kind]["bytes"] for kind in ("io_read", "io_write")}
+        assert io["io_write"][rank] == 1000 + 24 * 4 and io["io_read"][rank] == 500
+        assert sum(io["io_write"]) == io["io_write"][rank]
+        world = next(c for c in ranks[rank]["communicators"] if c["name"] == "MPI_COMM_WORLD")
+        assert world["procs"] == list(range(nprocs))
+        assert world["all_to_all"]["operations"] == 2  # alltoall, barrier
+        assert world["one_to_all"] == (
+            {"operations": 1, "bytes": 20 * (nprocs - 1)}
+            if rank == 0
+            else {"operations": 0, "bytes": 0}
+        )
+        assert world["all_to_one"]["operations"] == (1 if rank == nprocs - 1 else 0)
+
+
+@pytest.mark.skipif(shutil.which("profile2mat") is None, reason="Open MPI's profile2mat")
+def test_profile2mat_reads_the_files_unchanged(tmp_path):
+    build = build_for("openmpi")
+    ours = monitored(build, 2, "p2p", tmp_path)
+    theirs = open_mpi_monitored(2, "p2p", tmp_path)
+    for prefix in (ours, theirs):
+        result = subprocess.run(
+            ["profile2mat", f"{prefix}.0.prof"], capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, result.stderr
+    for suffix in ("size_external", "msg_external", "size_all"):
+        assert (
+            Path(f"{ours}.0_{suffix}.mat").read_text()
+            == Path(f"{theirs}.0_{suffix}.mat").read_text()
+        )
+
+
+def test_fortran_traffic_is_counted(build, tmp_path):
+    program = program_path(build, "test_f_usempi")
+    prefix = tmp_path / "f"
+    run(
+        build, 2, [program], tmp_path, {"TANDEM_MONITOR": "1", "TANDEM_MONITOR_OUTPUT": str(prefix)}
+    )
+    job = json.loads(Path(f"{prefix}.json").read_text())
+    sends = sum(sum(r["counters"]["p2p_send"]["messages"]) for r in job["ranks"])
+    receives = sum(sum(r["counters"]["p2p_recv"]["messages"]) for r in job["ranks"])
+    collectives = sum(sum(r["counters"]["coll"]["messages"]) for r in job["ranks"])
+    assert sends > 0 and sends == receives and collectives > 0
+
+
+def test_default_prefix_never_overwrites(build, tmp_path):
+    existing = tmp_path / "tandem-monitor.json"
+    existing.write_text("the user's own file\n")
+    program = [program_path(build, "test_monitor_traffic"), "p2p"]
+    result = run(build, 2, program, tmp_path, {"TANDEM_MONITOR": "1"})
+    assert existing.read_text() == "the user's own file\n"
+    assert (tmp_path / "tandem-monitor-1.json").exists()
+    assert (tmp_path / "tandem-monitor-1.1.prof").exists()
+    assert "monitoring written to" in result.stderr and "tandem-monitor-1.json" in result.stderr
+
+
+def test_unwritable_prefix_is_reported_and_the_run_succeeds(build, tmp_path):
+    program = [program_path(build, "test_monitor_traffic"), "p2p"]
+    env = {"TANDEM_MONITOR": "1", "TANDEM_MONITOR_OUTPUT": "/nonexistent/dir/run"}
+    result = run(build, 2, program, tmp_path, env)
+    assert "cannot write /nonexistent/dir/run.0.prof: No such file or directory" in result.stderr
+    assert "TANDEM_MONITOR_OUTPUT=PREFIX must name a writable place" in result.stderr
+
+
+def test_nothing_is_written_without_monitoring(build, tmp_path):
+    program = [program_path(build, "test_monitor_traffic"), "p2p"]
+    run(build, 2, program, tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
+def test_run_monitor_reports_in_one_step(tmp_path):
+    build = build_for("mpich")
+    program = program_path(build, "test_monitor_traffic")
+    prefix = tmp_path / "job"
+    result = tandem_cli("run", "-n", "2", f"--monitor={prefix}", "--", program, "all")
+    assert result.returncode == 0, result.stderr
+    assert "p2p_send" in result.stdout and "top pairs" in result.stdout
+    for name in ("job.json", "job.0.prof", "job_p2p_send_heatmap.png", "job_all_bytes.mat"):
+        assert (tmp_path / name).exists(), name
+    matrix = (tmp_path / "job_p2p_send_bytes.mat").read_text().splitlines()
+    assert len(matrix) == 2 and all(len(row.split()) == 2 for row in matrix)
