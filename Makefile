@@ -94,7 +94,7 @@ asan-%: build
 # proxy strategy (Tandem's threads, proxies, the I/O worker and the completion
 # hooks instrumented). The multi-threaded stress test is left out: Open MPI
 # itself (not instrumented) draws race reports there without Tandem.
-TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io
+TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io monitor_api
 tsan: build
 	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
 		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null

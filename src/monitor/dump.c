@@ -341,7 +341,7 @@ void tdm_monitor_write(tdm_monitor_view *run)
         }
     }
     PMPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
-    if (c.rank == 0 && all_ok)
+    if (c.rank == 0 && all_ok && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
         tdm_log_info("monitoring written to %s.json and %s.<rank>.prof", prefix, prefix);
     free(ranks);
     free(lens);

@@ -189,7 +189,7 @@ def test_default_prefix_never_overwrites(build, tmp_path):
     existing = tmp_path / "tandem-monitor.json"
     existing.write_text("the user's own file\n")
     program = [program_path(build, "test_monitor_traffic"), "p2p"]
-    result = run(build, 2, program, tmp_path, {"TANDEM_MONITOR": "1"})
+    result = run(build, 2, program, tmp_path, {"TANDEM_MONITOR": "1", "TANDEM_VERBOSE": "1"})
     assert existing.read_text() == "the user's own file\n"
     assert (tmp_path / "tandem-monitor-1.json").exists()
     assert (tmp_path / "tandem-monitor-1.1.prof").exists()
