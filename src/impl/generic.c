@@ -43,4 +43,16 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);
 }
+
+long long tdm_impl_status_bytes(const MPI_Status *status)
+{
+    int cancelled = 0;
+    MPI_Count bytes = 0;
+    PMPI_Test_cancelled(status, &cancelled);
+    if (cancelled)
+        return -1;
+    PMPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    return bytes;
+}
+
 #endif

@@ -46,4 +46,13 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);
 }
+
+long long tdm_impl_status_bytes(const MPI_Status *status)
+{
+    if (status->count_hi_and_cancelled & 1)
+        return -1;
+    unsigned long long high = (unsigned)status->count_hi_and_cancelled >> 1;
+    return (long long)((high << (8 * sizeof(int))) + (unsigned)status->count_lo);
+}
+
 #endif

@@ -93,4 +93,10 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
         free(some);
     return rc == MPI_SUCCESS && failed ? MPI_ERR_IN_STATUS : rc;
 }
+
+long long tdm_impl_status_bytes(const MPI_Status *status)
+{
+    return status->_cancelled ? -1 : (long long)status->_ucount;
+}
+
 #endif

@@ -23,6 +23,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "impl/impl.h"
 
 const char *const tdm_monitor_kind_names[TDM_KINDS] = {
     "p2p_send", "p2p_recv", "coll", "coll_internal", "osc_put", "osc_get", "io_read", "io_write",
@@ -343,17 +344,12 @@ void tdm_monitor_send(MPI_Count count, MPI_Datatype type, int dest, MPI_Comm com
 
 void tdm_monitor_received(const MPI_Status *status, MPI_Comm comm)
 {
-    int cancelled = 0;
-    MPI_Count bytes = 0;
     if (status->MPI_SOURCE < 0)
         return; /* MPI_PROC_NULL, or the empty status of an inactive request */
-    PMPI_Test_cancelled(status, &cancelled);
-    if (cancelled)
-        return;
-    PMPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    long long bytes = tdm_impl_status_bytes(status);
     int peer = tdm_monitor_world_rank(comm, status->MPI_SOURCE);
-    if (peer >= 0)
-        tdm_monitor_record(TANDEM_MONITOR_P2P_RECV, peer, bytes > 0 ? (uint64_t)bytes : 0);
+    if (bytes >= 0 && peer >= 0)
+        tdm_monitor_record(TANDEM_MONITOR_P2P_RECV, peer, (uint64_t)bytes);
 }
 
 void tdm_monitor_coll(MPI_Comm comm, int shape, uint64_t total)
