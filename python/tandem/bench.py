@@ -562,3 +562,138 @@ def plot_lines(summary, x_key, y_key, scale, ylabel, path: Path, title: str) -> 
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+
+
+def monitor_configs(build: Build, transport: str, output: Path) -> list[Config]:
+    """Without Tandem, with Tandem and monitoring off, with TANDEM_MONITOR=1,
+    and Open MPI's own monitoring (its reference: enable 2, no file)."""
+    configs = [
+        Config("native", False),
+        Config("tandem", True, {"TANDEM_MONITOR": "0"}),
+        Config(
+            "tandem-monitor",
+            True,
+            {"TANDEM_MONITOR": "1", "TANDEM_MONITOR_OUTPUT": str(output / "run")},
+        ),
+    ]
+    if build.family == "Open MPI":
+        configs.append(
+            Config("ompi-monitoring", False, {}, ["--mca", "pml_monitoring_enable", "2"])
+        )
+    return configs
+
+
+def monitor(builds, sizes, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout):
+    """The cost of monitoring: per message (a tight loop of self-sends and
+    receives on one rank) and on the ghost-cell mini-app (shared memory)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tandem-bench-monitor-") as scratch:
+
+        def configs_of(build, transport):
+            return monitor_configs(build, transport, Path(scratch))
+
+        def cost_program(build, size):
+            return [str(build.directory / "tandem-bench-monitor-cost"), str(size), str(trials)]
+
+        def halo_program(build, nprocs):
+            name = str(build.directory / "tandem-bench-halo")
+            return [name, str(cells), str(halo_bytes), str(steps), str(trials)]
+
+        def cost_point(build, transport, config, size):
+            return run_records(build, 1, cost_program(build, size), transport, config, timeout)
+
+        cost, problems = rounds_of(builds, ["shm"], sizes, configs_of, cost_point, rounds)
+        halo_records, halo_problems = rounds_of(
+            builds, ["shm"], nprocs_list, configs_of, launched(halo_program, timeout), rounds
+        )
+    cost_summary = summarize_by(cost, ("mpi", "config", "bytes"), ("send_ns", "recv_ns"))
+    halo_summary = summarize_by(halo_records, ("mpi", "config", "ranks"), ("step_s",))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document(
+        "monitor",
+        rounds,
+        trials,
+        problems + halo_problems,
+        cost + halo_records,
+        {"per_message": cost_summary, "halo": halo_summary},
+        cells=cells,
+        halo_bytes=halo_bytes,
+    )
+    path = out / "monitor.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "monitor.md").write_text(monitor_table(cost_summary, halo_summary))
+    plot_monitor_cost(cost_summary, out / "monitor.png")
+    return path
+
+
+def monitor_table(cost: list[dict], halo_rows: list[dict]) -> str:
+    """Per-message times and the mini-app's step, each with its difference from
+    Tandem with monitoring off (for Open MPI's monitoring: from native)."""
+
+    def reference(rows, row, config):
+        return next(
+            r
+            for r in rows
+            if r["mpi"] == row["mpi"]
+            and r["config"] == config
+            and all(r[k] == row[k] for k in ("bytes", "ranks") if k in row)
+        )
+
+    lines = [
+        "| MPI | bytes | config | send (ns) | receive (ns) | monitoring cost send / receive (ns) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in cost:
+        base = {"tandem-monitor": "tandem", "ompi-monitoring": "native"}.get(row["config"])
+        extra = ""
+        if base:
+            ref = reference(cost, row, base)
+            extra = (
+                f"{row['send_ns'] - ref['send_ns']:+.1f} / {row['recv_ns'] - ref['recv_ns']:+.1f}"
+            )
+        lines.append(
+            f"| {row['mpi']} | {row['bytes']} | {row['config']} | {row['send_ns']:.1f} | "
+            f"{row['recv_ns']:.1f} | {extra} |"
+        )
+    lines += [
+        "",
+        "| MPI | ranks | config | step (ms) | monitoring overhead |",
+        "|---|---|---|---|---|",
+    ]
+    for row in halo_rows:
+        base = {"tandem-monitor": "tandem", "ompi-monitoring": "native"}.get(row["config"])
+        extra = ""
+        if base:
+            ref = reference(halo_rows, row, base)
+            extra = f"{100 * (row['step_s'] / ref['step_s'] - 1):+.2f}%"
+        lines.append(
+            f"| {row['mpi']} | {row['ranks']} | {row['config']} | {1e3 * row['step_s']:.3f} | "
+            f"{extra} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_monitor_cost(cost: list[dict], path: Path) -> None:
+    """Bars: time per send and per receive, per MPI and configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({(r["mpi"], r["bytes"]) for r in cost})
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for ax, (mpi, size) in zip(axes[0], panels):
+        rows = [r for r in cost if (r["mpi"], r["bytes"]) == (mpi, size)]
+        names = [r["config"] for r in rows]
+        xs = range(len(rows))
+        ax.bar([x - 0.2 for x in xs], [r["send_ns"] for r in rows], 0.4, label="send")
+        ax.bar([x + 0.2 for x in xs], [r["recv_ns"] for r in rows], 0.4, label="receive")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(names, rotation=20, fontsize=8)
+        ax.set_ylabel("ns per message")
+        ax.set_title(f"{mpi}, {size}-byte self-messages")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)

@@ -236,6 +236,21 @@ def command_bench(args: argparse.Namespace) -> int:
         )
         print(f"results: {path} and io.png beside it")
         return 0
+    if args.which == "monitor":
+        path = bench.monitor(
+            builds,
+            sizes,
+            ranks,
+            args.cells,
+            args.halo_bytes,
+            args.steps,
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+        )
+        print(f"results: {path} and monitor.png beside it")
+        return 0
     if args.which == "latency":
         path = bench.latency(
             builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.timeout
@@ -321,13 +336,16 @@ def build_parser() -> argparse.ArgumentParser:
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
 
-    bench = sub.add_parser("bench", help="run a benchmark (overlap, latency, halo, io)")
+    bench = sub.add_parser(
+        "bench", help="run a benchmark (overlap, latency, halo, io, eager, monitor)"
+    )
     bench.add_argument(
         "which",
-        choices=["overlap", "latency", "halo", "io", "eager"],
+        choices=["overlap", "latency", "halo", "io", "eager", "monitor"],
         help="overlap: the seed's three variants; latency: ping-pong and message rate; "
         "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: "
-        "overlap of small messages with every operation counted or proxied",
+        "overlap of small messages with every operation counted or proxied; monitor: the "
+        "cost of monitoring per message and on the ghost-cell exchange",
     )
     bench.add_argument(
         "--mpi",
@@ -355,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="trials per size inside one run (default: %(default)s)",
     )
     bench.add_argument(
-        "--ranks", default="1,2,4", help="halo and io: rank counts (default: %(default)s)"
+        "--ranks", default="1,2,4", help="halo, io, monitor: rank counts (default: %(default)s)"
     )
     bench.add_argument(
         "--cells",

@@ -444,6 +444,8 @@ static entry **slot_of(uint64_t key)
     return at;
 }
 
+static entry *spare; /* entries kept for reuse (no malloc per message); under table_lock */
+
 /* Remove the entry at 'at'. Under table_lock. */
 static void unlink_entry(entry **at)
 {
@@ -452,18 +454,22 @@ static void unlink_entry(entry **at)
     __atomic_store_n(&table_entries, table_entries - 1, __ATOMIC_RELAXED);
     if (e->receive)
         __atomic_store_n(&table_receives, table_receives - 1, __ATOMIC_RELAXED);
-    free(e);
+    e->next = spare;
+    spare = e;
 }
 
 static void remember(MPI_Request request, const entry *proto)
 {
-    entry *e = malloc(sizeof *e);
-    if (!e)
-        return;
-    *e = *proto;
-    e->key = key_of(request);
+    uint64_t key = key_of(request);
     pthread_mutex_lock(&table_lock);
-    entry **at = slot_of(e->key);
+    entry *e = spare;
+    if (e)
+        spare = e->next;
+    else if (!(e = malloc(sizeof *e)))
+        goto fn_exit;
+    *e = *proto;
+    e->key = key;
+    entry **at = slot_of(key);
     if (*at) /* a handle the MPI reused after a completion Tandem did not see */
         unlink_entry(at);
     e->next = NULL;
@@ -471,6 +477,7 @@ static void remember(MPI_Request request, const entry *proto)
     __atomic_store_n(&table_entries, table_entries + 1, __ATOMIC_RELAXED);
     if (e->receive)
         __atomic_store_n(&table_receives, table_receives + 1, __ATOMIC_RELAXED);
+fn_exit:
     pthread_mutex_unlock(&table_lock);
 }
 
@@ -531,21 +538,45 @@ void tdm_monitor_freed(MPI_Request request)
     pthread_mutex_unlock(&table_lock);
 }
 
+/* Under table_lock: forget the receive entry of 'before' unless persistent;
+   returns whether it was one, with its communicator. */
+static int take_receive(MPI_Request before, MPI_Comm *comm)
+{
+    entry **at = slot_of(key_of(before));
+    if (!*at || !(*at)->receive)
+        return 0;
+    *comm = (*at)->comm;
+    if (!(*at)->persistent)
+        unlink_entry(at);
+    return 1;
+}
+
 void tdm_monitor_completed(MPI_Request before, const MPI_Status *status)
 {
-    int receive = 0;
-    MPI_Comm comm = MPI_COMM_NULL;
-    pthread_mutex_lock(&table_lock);
-    entry **at = slot_of(key_of(before));
-    if (*at && (*at)->receive) {
-        receive = 1;
-        comm = (*at)->comm;
-        if (!(*at)->persistent)
-            unlink_entry(at);
+    tdm_monitor_completed_some(1, &before, NULL, status, 0, 0);
+}
+
+void tdm_monitor_completed_some(int n, const MPI_Request *before, const int *indices,
+                                const MPI_Status *statuses, int by_index, int errors)
+{
+    enum { CHUNK = 64 };
+    MPI_Comm comm_of[CHUNK];
+    int which[CHUNK];
+    for (int first = 0; first < n; first += CHUNK) {
+        int found = 0, last = first + CHUNK < n ? first + CHUNK : n;
+        pthread_mutex_lock(&table_lock);
+        for (int k = first; k < last; k++) {
+            int i = indices ? indices[k] : k;
+            if (i >= 0 && (!errors || statuses[by_index ? i : k].MPI_ERROR == MPI_SUCCESS) &&
+                take_receive(before[i], &comm_of[found]))
+                which[found++] = k;
+        }
+        pthread_mutex_unlock(&table_lock);
+        for (int f = 0; f < found; f++) {
+            int k = which[f], i = indices ? indices[k] : k;
+            tdm_monitor_received(&statuses[by_index ? i : k], comm_of[f]);
+        }
     }
-    pthread_mutex_unlock(&table_lock);
-    if (receive)
-        tdm_monitor_received(status, comm);
 }
 
 static void table_clear(void)
@@ -554,6 +585,11 @@ static void table_clear(void)
     for (int i = 0; i < BUCKETS; i++)
         while (table[i])
             unlink_entry(&table[i]);
+    while (spare) {
+        entry *e = spare;
+        spare = e->next;
+        free(e);
+    }
     pthread_mutex_unlock(&table_lock);
 }
 

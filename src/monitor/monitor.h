@@ -91,6 +91,13 @@ int tdm_monitor_receives_pending(void);
    a nonpersistent entry forgotten). */
 void tdm_monitor_completed(MPI_Request before, const MPI_Status *status);
 
+/* The same for n completions under one lock: request before[indices[k]] (or
+   before[k]) with statuses[k] (or statuses[indices[k]] when 'by_index').
+   With 'errors' (the call returned MPI_ERR_IN_STATUS), a status whose
+   MPI_ERROR is not MPI_SUCCESS did not complete with data and is skipped. */
+void tdm_monitor_completed_some(int n, const MPI_Request *before, const int *indices,
+                                const MPI_Status *statuses, int by_index, int errors);
+
 /* Collectives: the logical volume per call, as Open MPI's coll monitoring
    records it. 'shape' classifies the call for the per-communicator counts. */
 enum { TDM_O2A, TDM_A2O, TDM_A2A, TDM_SHAPES };

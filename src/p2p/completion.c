@@ -401,17 +401,11 @@ static MPI_Status *watch_take(watch *w, const MPI_Request *requests, int count,
 }
 
 /* Report n completions: request indices[k] (or k) with statuses[k] (or
-   statuses[index], 'by_index'). With MPI_ERR_IN_STATUS only the successful
-   ones completed with data. */
+   statuses[index], 'by_index'). */
 static void watch_report(const watch *w, int rc, int n, const int *indices, int by_index)
 {
-    for (int k = 0; k < n; k++) {
-        int i = indices ? indices[k] : k;
-        const MPI_Status *st = &w->statuses[by_index ? i : k];
-        if (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR != MPI_SUCCESS)
-            continue;
-        tdm_monitor_completed(w->before[i], st);
-    }
+    tdm_monitor_completed_some(n, w->before, indices, w->statuses, by_index,
+                               rc == MPI_ERR_IN_STATUS);
 }
 
 static void watch_release(watch *w, MPI_Status *statuses)
