@@ -9,13 +9,25 @@
  *   hidden     1 - (step - compute) / comm: the share of the exchange hidden
  * One JSON object on stdout.
  *
- *   halo CELLS HALO_BYTES STEPS TRIALS
+ * With a fifth argument "monitor" (and Tandem loaded), each trial instead
+ * times the steps with Tandem's monitoring recording and not recording, in
+ * alternating order (tandem_monitor_start/stop), and reports both medians and
+ * the median of the per-trial ratios as monitor_overhead: a paired
+ * measurement inside one run, which the load of a shared machine disturbs far
+ * less than two separate runs.
+ *
+ *   halo CELLS HALO_BYTES STEPS TRIALS [monitor]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
+
+/* Tandem's API when Tandem is loaded (preloaded or linked), else NULL. */
+extern int tandem_monitor_start(void) __attribute__((weak));
+extern int tandem_monitor_stop(void) __attribute__((weak));
 
 static double *a, *b, *c;
 static long local;
@@ -77,6 +89,35 @@ int main(int argc, char **argv)
     double *comm = malloc(sizeof(double) * (size_t)trials);
 
     run(1, 1, 1, left, right, halo, bytes); /* warm-up: connections, pages */
+    if (argc > 5 && strcmp(argv[5], "monitor") == 0) {
+        if (!tandem_monitor_start || !tandem_monitor_stop) {
+            if (rank == 0)
+                fprintf(stderr, "halo: 'monitor' needs Tandem loaded\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        double *ratio = malloc(sizeof(double) * (size_t)trials);
+        for (int t = 0; t < trials; t++) {
+            for (int k = 0; k < 2; k++) {
+                int on = (k + t) % 2; /* alternate which comes first */
+                if (on)
+                    tandem_monitor_start();
+                double s_ = run(steps, 1, 1, left, right, halo, bytes);
+                if (on)
+                    tandem_monitor_stop();
+                (on ? comm : step)[t] = s_;
+            }
+            ratio[t] = comm[t] / step[t] - 1;
+        }
+        if (rank == 0)
+            printf("{\"test\": \"halo_monitor\", \"ranks\": %d, \"cells\": %ld, \"bytes\": %d, "
+                   "\"steps\": %d, \"trials\": %d, \"step_s\": %.7f, \"step_monitor_s\": %.7f, "
+                   "\"monitor_overhead\": %.5f}\n",
+                   size, cells, bytes, steps, trials, median(step, trials), median(comm, trials),
+                   median(ratio, trials));
+        free(ratio);
+        MPI_Finalize();
+        return 0;
+    }
     for (int t = 0; t < trials; t++) {
         comm[t] = run(steps, 0, 1, left, right, halo, bytes);
         compute[t] = run(steps, 1, 0, left, right, halo, bytes);

@@ -259,3 +259,19 @@ def test_bench_io_rejects_a_missing_directory(tmp_path):
     result = tandem_cli("bench", "io", "--io-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 2
     assert "--io-dir" in result.stderr and "not a directory" in result.stderr
+
+
+def test_bench_monitor_writes_json_table_and_plot(tmp_path):
+    small = ["--sizes", "8", "--ranks", "2", "--steps", "2", "--cells", "65536"]
+    common = ["--mpi", "openmpi", "--rounds", "1", "--trials", "1", "--out", str(tmp_path)]
+    result = tandem_cli("bench", "monitor", "--halo-bytes", "4096", *small, *common)
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "monitor.json").read_text())
+    assert not data["problems"]
+    configs = {"native", "tandem", "tandem-monitor", "ompi-monitoring"}
+    assert {r["config"] for r in data["summary"]["per_message"]} == configs
+    assert [r["ranks"] for r in data["summary"]["halo"]] == [2]
+    assert all(r["step_monitor_s"] > 0 for r in data["summary"]["halo"])
+    assert all(r["send_ns"] > 0 and r["recv_ns"] > 0 for r in data["summary"]["per_message"])
+    assert "monitoring cost" in (tmp_path / "monitor.md").read_text()
+    assert (tmp_path / "monitor.png").stat().st_size > 0
