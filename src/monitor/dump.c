@@ -72,8 +72,9 @@ static void comm_lines(const tdm_monitor_comm_summary *s, void *arg)
 /* Open MPI 4.1's layout: E lines (user point-to-point) carry the histogram of
    every message sent to the peer, internal ones included; an I line
    (collective-internal traffic) carries it only when the peer has no E line. */
-static void write_prof(FILE *f, const counters *c)
+void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *all)
 {
+    counters cs = {rank, size, all}, *c = &cs;
     fprintf(f, "# POINT TO POINT\n");
     for (int peer = 0; peer < c->size; peer++) {
         const uint64_t *e = at(c, TANDEM_MONITOR_P2P_SEND, peer);
@@ -261,7 +262,8 @@ static int write_file(const char *path, int exclusive, void (*body)(FILE *, cons
 
 static void prof_body(FILE *f, const void *arg)
 {
-    write_prof(f, arg);
+    const counters *c = arg;
+    tdm_monitor_write_prof(f, c->rank, c->size, c->all);
 }
 
 typedef struct {

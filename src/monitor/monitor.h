@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tandem.h"
 
@@ -43,6 +44,10 @@ void tdm_monitor_init(void);
 /* Write the files of the whole-run view (TANDEM_MONITOR=1) and release
    everything. Collective over MPI_COMM_WORLD; before PMPI_Finalize. */
 void tdm_monitor_finalize(void);
+
+/* Write the .prof lines of rank 'rank' of 'size' from its counters 'all'
+   ([kind][peer][field], as a view reads them) and the communicators seen. */
+void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *all);
 
 /* Histogram bin of a message of 'bytes' bytes. */
 static inline int tdm_monitor_bin(uint64_t bytes)
