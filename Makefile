@@ -96,7 +96,8 @@ asan-%: build
 # proxy strategy (Tandem's threads, proxies, the I/O worker and the completion
 # hooks instrumented). The multi-threaded stress test is left out: Open MPI
 # itself (not instrumented) draws race reports there without Tandem.
-TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io monitor_api
+TSAN_ENV = --env TANDEM_PROGRESS=proxy --env TANDEM_EAGER_LIMIT=0 --env TANDEM_COLL=tandem
+TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io monitor_api coll_nonblocking
 tsan: build
 	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
 		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null
@@ -105,11 +106,11 @@ tsan: build
 	@echo "== ThreadSanitizer: progress engine"
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_progress
 	@for t in $(TSAN_PROGRAMS); do \
-		echo "== ThreadSanitizer: $$t, 2 ranks, TANDEM_PROGRESS=proxy"; \
-		$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 --env TANDEM_PROGRESS=proxy \
-			--env TANDEM_EAGER_LIMIT=0 -- $(CURDIR)/build/tsan/tests/test_$$t >/dev/null \
-			|| { $(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 --env TANDEM_PROGRESS=proxy \
-			--env TANDEM_EAGER_LIMIT=0 -- $(CURDIR)/build/tsan/tests/test_$$t | tail -40; exit 1; }; \
+		echo "== ThreadSanitizer: $$t, 2 ranks, TANDEM_PROGRESS=proxy TANDEM_COLL=tandem"; \
+		$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \
+			-- $(CURDIR)/build/tsan/tests/test_$$t >/dev/null \
+			|| { $(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \
+			-- $(CURDIR)/build/tsan/tests/test_$$t | tail -40; exit 1; }; \
 	done
 
 pytest: build

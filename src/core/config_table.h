@@ -53,3 +53,8 @@ TDM_CONFIG(MONITOR_OUTPUT, "TANDEM_MONITOR_OUTPUT", STRING, "", 0, 0, NULL,
            "PREFIX of the monitoring files (a path without extension). Unset: tandem-monitor "
            "in the working directory, or tandem-monitor-N when those files exist (Tandem "
            "never overwrites a file you did not name).")
+TDM_CONFIG(COLL, "TANDEM_COLL", ENUM, "native", 0, 0, "native|tandem",
+           "Who runs the nonblocking collectives: native (the MPI library, progressed by "
+           "the progress thread like any request) or tandem (Tandem's own schedules, moved "
+           "by the progress thread; needs TANDEM_PROGRESS=drive or proxy). So far Tandem "
+           "runs MPI_Ibarrier and MPI_Ibcast; the others stay native.")

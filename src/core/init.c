@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll/schedule.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -129,8 +130,10 @@ static int start(int *argc, char ***argv, int required, int *provided)
                      rc);
         tdm_active = tdm_trace_on = 0;
     }
-    if (tdm_active)
+    if (tdm_active) {
+        tdm_coll_init();
         tdm_monitor_init();
+    }
     if (verbose >= 1 && speaks)
         print_configuration(granted);
     return MPI_SUCCESS;
@@ -155,14 +158,15 @@ int tdm_hook_Finalize(int lang)
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
     tdm_io_stop();
     tdm_progress_stop();
+    tdm_coll_stop();
     tdm_monitor_finalize();
     if (report) {
         double cpu, wall;
         tdm_progress_times(&cpu, &wall);
         tdm_log_info("progress thread: %ld polls, %.3f ms CPU in %.3f s (%.2f%%); %ld operations "
-                     "proxied, %ld file operations offloaded",
+                     "proxied, %ld file operations offloaded, %ld collectives run",
                      tdm_progress_polls(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
-                     tdm_proxy_posted(), tdm_io_offloaded());
+                     tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started());
     }
     tdm_trace_on = 0;
     tdm_active = 0;

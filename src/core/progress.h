@@ -40,6 +40,11 @@ static inline void tdm_progress_blocking_leave(void)
 /* Work appeared (the tracker's count left zero): wake the thread. Any thread. */
 void tdm_progress_wake(void);
 
+/* A component's own poll, run by the progress thread on each pass before it
+   drives the MPI library (the collectives' schedules); NULL when none. Set
+   in MPI_Init before any work is counted. */
+extern int (*tdm_progress_extra_poll)(void);
+
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 

@@ -1312,7 +1312,7 @@ static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *re
     TDM_TRACE_CALL("MPI_Ibarrier", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibarrier(comm, request);
-    return PMPI_Ibarrier(comm, request);
+    return tdm_hook_Ibarrier(lang, comm, request);
 }
 
 static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
@@ -1322,7 +1322,7 @@ static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Dat
     TDM_TRACE_CALL("MPI_Ibcast", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast(buffer, count, datatype, root, comm, request);
-    return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    return tdm_hook_Ibcast(lang, buffer, count, datatype, root, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1333,7 +1333,7 @@ static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count,
     TDM_TRACE_CALL("MPI_Ibcast_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast_c(buffer, count, datatype, root, comm, request);
-    return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
+    return tdm_hook_Ibcast_c(lang, buffer, count, datatype, root, comm, request);
 }
 
 #endif

@@ -94,6 +94,11 @@ int tdm_hook_File_iwrite_at(int lang, MPI_File fh, MPI_Offset offset, const void
 #if MPI_VERSION >= 4
 int tdm_hook_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
 #endif
+int tdm_hook_Ibarrier(int lang, MPI_Comm comm, MPI_Request *request);
+int tdm_hook_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Ibcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+#endif
 int tdm_hook_T_pvar_get_num(int lang, int *num_pvar);
 int tdm_hook_T_pvar_get_info(int lang, int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
 int tdm_hook_T_pvar_get_index(int lang, const char *name, int var_class, int *pvar_index);

@@ -221,3 +221,24 @@ def test_run_monitor_reports_in_one_step(tmp_path):
         assert (tmp_path / name).exists(), name
     matrix = (tmp_path / "job_p2p_send_bytes.mat").read_text().splitlines()
     assert len(matrix) == 2 and all(len(row.split()) == 2 for row in matrix)
+
+
+def test_internal_messages_of_tandems_collectives(build, tmp_path):
+    """With TANDEM_COLL=tandem, the messages of Tandem's own schedules are the
+    coll_internal kind (I lines): on 2 ranks, 12 world ibcasts of 1 message,
+    666 more in the many-in-flight loop and a 2-message ibarrier."""
+    program = [program_path(build, "test_coll_nonblocking")]
+    prefix = tmp_path / "coll"
+    env = {
+        "TANDEM_MONITOR": "1",
+        "TANDEM_MONITOR_OUTPUT": str(prefix),
+        "TANDEM_COLL": "tandem",
+        "TANDEM_PROGRESS": "proxy",
+    }
+    run(build, 2, program, tmp_path, env)
+    job = json.loads(Path(f"{prefix}.json").read_text())
+    internal = [r["counters"]["coll_internal"]["messages"] for r in job["ranks"]]
+    assert sum(map(sum, internal)) == 12 + 666 + 2
+    assert internal[0][0] == internal[1][1] == 0  # never to oneself
+    for rank in range(2):
+        assert [fields(line)[3] for line in lines(prefix, rank, "I")] == [internal[rank][1 - rank]]

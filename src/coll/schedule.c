@@ -1,0 +1,357 @@
+/*
+ * The schedule engine (see schedule.h): communicator state, starting a
+ * schedule, and the progress thread's poll.
+ */
+#include "coll/schedule.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "monitor/monitor.h"
+
+int tdm_coll_on;
+static atomic_long started;
+
+/* ------------------------------------------------- communicator state */
+
+typedef struct coll_comm {
+    struct coll_comm *next;
+    MPI_Comm dup;           /* private duplicate: Tandem's collectives only */
+    atomic_ullong sequence; /* collectives started on it */
+    atomic_int in_flight;
+} coll_comm;
+
+static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+static coll_comm *comms;
+static int keyval = MPI_KEYVAL_INVALID;
+static int stopped;
+
+/* The user communicator is freed: so is its duplicate (the MPI library
+   frees it once the operations still pending on it complete). */
+static int comm_deleted(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    coll_comm *c = value;
+    if (!stopped && c->dup != MPI_COMM_NULL)
+        PMPI_Comm_free(&c->dup);
+    return MPI_SUCCESS;
+}
+
+/* The state of 'comm', made on its first Tandem collective (collective over
+   'comm': every rank reaches this point in the same call). NULL for an
+   inter-communicator or without memory: the caller leaves the call to MPI. */
+static coll_comm *state_of(MPI_Comm comm)
+{
+    coll_comm *c = NULL;
+    int flag = 0, inter = 0;
+    if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, keyval, &c, &flag) == MPI_SUCCESS && flag)
+        return c;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return NULL;
+    c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if (PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
+        free(c);
+        return NULL;
+    }
+    PMPI_Comm_set_attr(comm, keyval, c);
+    pthread_mutex_lock(&comms_lock);
+    c->next = comms;
+    comms = c;
+    pthread_mutex_unlock(&comms_lock);
+    return c;
+}
+
+/* ------------------------------------------------------------ schedules */
+
+struct tdm_schedule {
+    tdm_proxy base; /* first: the generalized request */
+    coll_comm *comm;
+    int tag, rank, size;
+    tdm_op *ops;
+    int nops, capacity;
+    int *round_end; /* round r holds ops [round_end[r-1], round_end[r]) */
+    int nrounds, round_capacity;
+    int round;             /* the round in progress */
+    MPI_Request *requests; /* its point-to-point operations */
+    MPI_Status *statuses;
+    int nrequests;
+    void **scratch;
+    int nscratch;
+    int failed;
+    tdm_schedule *next;
+};
+
+static void release(tdm_proxy *proxy)
+{
+    tdm_schedule *s = (tdm_schedule *)proxy;
+    for (int i = 0; i < s->nscratch; i++)
+        free(s->scratch[i]);
+    free(s->scratch);
+    free(s->ops);
+    free(s->round_end);
+    free(s->requests);
+    free(s->statuses);
+}
+
+tdm_schedule *tdm_schedule_new(MPI_Comm comm)
+{
+    coll_comm *c = state_of(comm);
+    if (!c)
+        return NULL;
+    tdm_schedule *s = (tdm_schedule *)tdm_proxy_new(sizeof *s);
+    if (!s)
+        return NULL;
+    s->base.release = release;
+    s->comm = c;
+    PMPI_Comm_rank(c->dup, &s->rank);
+    PMPI_Comm_size(c->dup, &s->size);
+    if (tdm_schedule_round(s) != 0) {
+        release(&s->base);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int grow(void **items, int *capacity, int need, size_t size)
+{
+    if (need <= *capacity)
+        return 0;
+    int cap = *capacity ? *capacity * 2 : 8;
+    while (cap < need)
+        cap *= 2;
+    void *more = realloc(*items, size * (size_t)cap);
+    if (!more)
+        return -1;
+    *items = more;
+    *capacity = cap;
+    return 0;
+}
+
+int tdm_schedule_round(tdm_schedule *s)
+{
+    if (grow((void **)&s->round_end, &s->round_capacity, s->nrounds + 1, sizeof(int)) != 0) {
+        s->failed = 1;
+        return -1;
+    }
+    s->round_end[s->nrounds++] = s->nops;
+    return 0;
+}
+
+int tdm_schedule_add(tdm_schedule *s, tdm_op op)
+{
+    if (grow((void **)&s->ops, &s->capacity, s->nops + 1, sizeof op) != 0) {
+        s->failed = 1;
+        return -1;
+    }
+    s->ops[s->nops++] = op;
+    s->round_end[s->nrounds - 1] = s->nops;
+    return 0;
+}
+
+void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    void **list = realloc(s->scratch, sizeof(void *) * (size_t)(s->nscratch + 1));
+    if (!p || !list) {
+        free(p);
+        if (list)
+            s->scratch = list;
+        s->failed = 1;
+        return NULL;
+    }
+    s->scratch = list;
+    s->scratch[s->nscratch++] = p;
+    return p;
+}
+
+/* Do the local operations of round 'round' and post its point-to-point ones.
+   Returns an MPI code. */
+static int start_round(tdm_schedule *s)
+{
+    int first = s->round ? s->round_end[s->round - 1] : 0, last = s->round_end[s->round];
+    MPI_Comm comm = s->comm->dup;
+    int rc = MPI_SUCCESS;
+    s->nrequests = 0;
+    for (int i = first; i < last && rc == MPI_SUCCESS; i++) {
+        tdm_op *op = &s->ops[i];
+        int count = (int)op->count;
+        switch (op->kind) {
+        case TDM_OP_COPY:
+            rc = PMPI_Sendrecv(op->src, count, op->type, 0, 0, op->buf, count, op->type, 0, 0,
+                               MPI_COMM_SELF, MPI_STATUS_IGNORE);
+            break;
+        case TDM_OP_REDUCE:
+            rc = PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op);
+            break;
+        case TDM_OP_SEND:
+            if (tdm_monitor_on())
+                tdm_monitor_record(TANDEM_MONITOR_COLL_INTERNAL,
+                                   tdm_monitor_world_rank(comm, op->peer),
+                                   tdm_monitor_bytes(op->count, op->type));
+            rc = PMPI_Isend(op->buf, count, op->type, op->peer, s->tag, comm,
+                            &s->requests[s->nrequests++]);
+            break;
+        case TDM_OP_RECV:
+            rc = PMPI_Irecv(op->buf, count, op->type, op->peer, s->tag, comm,
+                            &s->requests[s->nrequests++]);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* End the schedule with 'error' (MPI_SUCCESS when it completed). */
+static void finish(tdm_schedule *s, int error)
+{
+    MPI_Status status;
+    tdm_status_empty(&status);
+    atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+    tdm_proxy_finish(&s->base, &status, error);
+}
+
+/* Test the round in progress; start the following ones as long as they
+   complete at once. Returns 1 when the schedule ended. */
+static int advance(tdm_schedule *s)
+{
+    for (;;) {
+        int done = 1;
+        int rc = s->nrequests ? PMPI_Testall(s->nrequests, s->requests, &done, s->statuses)
+                              : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && !done)
+            return 0;
+        if (rc == MPI_SUCCESS && ++s->round < s->nrounds)
+            rc = start_round(s);
+        if (rc != MPI_SUCCESS || s->round >= s->nrounds) {
+            finish(s, rc);
+            return 1;
+        }
+    }
+}
+
+/* Schedules handed over by application threads, and the progress thread's own. */
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static tdm_schedule *queued;
+static tdm_schedule *active;
+
+int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
+{
+    int most = 0, rc;
+    for (int r = 0; r < s->nrounds; r++) {
+        int n = s->round_end[r] - (r ? s->round_end[r - 1] : 0);
+        most = n > most ? n : most;
+    }
+    s->requests = malloc(sizeof(MPI_Request) * (size_t)(most + 1));
+    s->statuses = malloc(sizeof(MPI_Status) * (size_t)(most + 1));
+    if (s->failed || !s->requests || !s->statuses) {
+        release(&s->base);
+        free(s);
+        return MPI_ERR_NO_MEM;
+    }
+    if (atomic_fetch_add_explicit(&s->comm->in_flight, 1, memory_order_relaxed) >=
+        TDM_COLL_TAGS - 1) {
+        atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+        tdm_log_warn("more than %d collectives in flight on one communicator: their tags "
+                     "would collide; complete some first",
+                     TDM_COLL_TAGS - 1);
+        release(&s->base);
+        free(s);
+        return MPI_ERR_OTHER;
+    }
+    unsigned long long sequence =
+        atomic_fetch_add_explicit(&s->comm->sequence, 1, memory_order_relaxed);
+    s->tag = (int)(sequence % TDM_COLL_TAGS);
+    s->base.counted = 1;
+    if ((rc = tdm_proxy_start(&s->base, request)) != MPI_SUCCESS) {
+        atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+        return rc; /* the proxy, and with it the schedule, is freed */
+    }
+    atomic_fetch_add_explicit(&started, 1, memory_order_relaxed);
+    tdm_request_work_begin();
+    s->round = 0;
+    rc = start_round(s);
+    if (rc != MPI_SUCCESS) {
+        finish(s, rc);
+        return MPI_SUCCESS; /* the error comes with the request's completion */
+    }
+    pthread_mutex_lock(&queue_lock);
+    s->next = queued;
+    queued = s;
+    pthread_mutex_unlock(&queue_lock);
+    return MPI_SUCCESS;
+}
+
+int tdm_coll_poll(void)
+{
+    pthread_mutex_lock(&queue_lock);
+    tdm_schedule *fresh = queued;
+    queued = NULL;
+    pthread_mutex_unlock(&queue_lock);
+    while (fresh) { /* oldest first, so that rounds start in posting order */
+        tdm_schedule *s = fresh, **at = &active;
+        fresh = fresh->next;
+        while (*at)
+            at = &(*at)->next;
+        s->next = NULL;
+        *at = s;
+    }
+    int n = 0;
+    for (tdm_schedule **at = &active; *at;) {
+        tdm_schedule *s = *at, *next = s->next; /* once finished, s may be freed at once */
+        n++;
+        if (advance(s))
+            *at = next;
+        else
+            at = &s->next;
+    }
+    return n;
+}
+
+long tdm_coll_started(void)
+{
+    return atomic_load(&started);
+}
+
+void tdm_coll_init(void)
+{
+    if (TDM_CONFIG_NUMBER(COLL) == 0)
+        return;
+    if (!tdm_progress_running) {
+        if (tdm_world_rank == 0)
+            tdm_log_warn("TANDEM_COLL=tandem needs the progress thread (TANDEM_PROGRESS=drive "
+                         "or proxy); the collectives stay with the MPI library");
+        return;
+    }
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &keyval, NULL) ==
+        MPI_SUCCESS) {
+        tdm_progress_extra_poll = tdm_coll_poll;
+        tdm_coll_on = 1;
+    }
+}
+
+void tdm_coll_stop(void)
+{
+    tdm_coll_on = 0;
+    stopped = 1;
+    pthread_mutex_lock(&comms_lock);
+    while (comms) {
+        coll_comm *c = comms;
+        comms = c->next;
+        if (c->dup != MPI_COMM_NULL)
+            PMPI_Comm_free(&c->dup);
+        free(c); /* MPI_Finalize's attribute callbacks no longer read it */
+    }
+    pthread_mutex_unlock(&comms_lock);
+}

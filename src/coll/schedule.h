@@ -1,0 +1,76 @@
+/*
+ * Nonblocking collectives as background schedules (seed 001).
+ *
+ * A schedule is a list of rounds; a round holds local operations (copy,
+ * reduce), done when the round starts, and point-to-point operations (send,
+ * receive), posted then; a round starts when the previous one completed
+ * (the seed's dependent stages; operations within a round are independent).
+ * The first round starts inside the MPI_I* call, on the caller's thread; the
+ * progress thread then owns the schedule, tests the round's requests and
+ * starts the next round, and finally completes the generalized request the
+ * application holds (a proxy, so MPI_Wait sleeps until then).
+ *
+ * Each user communicator gets a private duplicate (made on its first Tandem
+ * collective, cached as an attribute) and a 64-bit sequence number: a
+ * collective's messages use tag = sequence mod TDM_COLL_TAGS on the
+ * duplicate, so any number of collectives (fewer than TDM_COLL_TAGS per
+ * communicator) can be in flight and complete in any order.
+ */
+#ifndef TDM_COLL_SCHEDULE_H
+#define TDM_COLL_SCHEDULE_H
+
+#include <mpi.h>
+
+#include "core/proxy.h"
+
+enum { TDM_COLL_TAGS = 1 << 20 };
+
+typedef enum { TDM_OP_SEND, TDM_OP_RECV, TDM_OP_COPY, TDM_OP_REDUCE } tdm_op_kind;
+
+/* One operation. SEND/RECV: buf, count, type with peer (a rank of the
+   communicator). COPY: src -> buf (count x type). REDUCE: buf = src op buf. */
+typedef struct {
+    tdm_op_kind kind;
+    void *buf;
+    const void *src;
+    MPI_Count count;
+    MPI_Datatype type;
+    int peer;
+    MPI_Op op;
+} tdm_op;
+
+typedef struct tdm_schedule tdm_schedule;
+
+/* A new empty schedule for a collective on 'comm' (NULL without memory). */
+tdm_schedule *tdm_schedule_new(MPI_Comm comm);
+
+/* Append an operation to the last round; tdm_schedule_round() opens a new
+   round. Return 0, or -1 without memory (the schedule then fails to start). */
+int tdm_schedule_add(tdm_schedule *s, tdm_op op);
+int tdm_schedule_round(tdm_schedule *s);
+
+/* Memory the schedule frees when it ends (scratch buffers). */
+void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes);
+
+/* Start the schedule: its first round now, the rest in the background; *request
+   becomes the generalized request the application completes. Consumes 's'.
+   Returns an MPI code. */
+int tdm_schedule_start(tdm_schedule *s, MPI_Request *request);
+
+/* Progress thread: advance every schedule in flight. Returns how many there
+   are (0: none). */
+int tdm_coll_poll(void);
+
+/* Nonzero when TANDEM_COLL=tandem is in force (set in MPI_Init). */
+extern int tdm_coll_on;
+
+/* MPI_Init: read TANDEM_COLL (the progress thread must run for it). */
+void tdm_coll_init(void);
+
+/* Before PMPI_Finalize: free the private communicators. */
+void tdm_coll_stop(void);
+
+/* Collectives Tandem ran so far (TANDEM_VERBOSE=2). */
+long tdm_coll_started(void);
+
+#endif
