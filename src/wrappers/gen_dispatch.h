@@ -1344,7 +1344,7 @@ static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendco
     TDM_TRACE_CALL("MPI_Igather", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return tdm_hook_Igather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1355,7 +1355,7 @@ static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Coun
     TDM_TRACE_CALL("MPI_Igather_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return tdm_hook_Igather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 #endif
@@ -1376,7 +1376,7 @@ static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendc
     TDM_TRACE_CALL("MPI_Iscatter", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return tdm_hook_Iscatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1387,7 +1387,7 @@ static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Cou
     TDM_TRACE_CALL("MPI_Iscatter_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return tdm_hook_Iscatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 #endif
@@ -1408,7 +1408,7 @@ static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sen
     TDM_TRACE_CALL("MPI_Iallgather", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return tdm_hook_Iallgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1419,7 +1419,7 @@ static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_C
     TDM_TRACE_CALL("MPI_Iallgather_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return tdm_hook_Iallgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #endif
@@ -1440,7 +1440,7 @@ static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int send
     TDM_TRACE_CALL("MPI_Ialltoall", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return tdm_hook_Ialltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1451,7 +1451,7 @@ static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Co
     TDM_TRACE_CALL("MPI_Ialltoall_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return tdm_hook_Ialltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 #endif
@@ -1482,7 +1482,7 @@ static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recv
     TDM_TRACE_CALL("MPI_Ireduce", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return tdm_hook_Ireduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1493,7 +1493,7 @@ static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *re
     TDM_TRACE_CALL("MPI_Ireduce_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return tdm_hook_Ireduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 #endif
@@ -1504,7 +1504,7 @@ static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *r
     TDM_TRACE_CALL("MPI_Iallreduce", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iallreduce(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1515,7 +1515,7 @@ static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void 
     TDM_TRACE_CALL("MPI_Iallreduce_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iallreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #endif

@@ -1,10 +1,14 @@
 /*
  * Nonblocking collectives, many in flight at once and completed in any order:
  * MPI_Ibcast over sizes 0, 1, odd and 1 MiB, every root, predefined and
- * derived datatypes, on MPI_COMM_WORLD and on sub-communicators of odd and
- * even ranks; MPI_Ibarrier; then 1000 small collectives in flight on one
- * communicator completed in reverse order. The output (checksums) must be
- * the MPI library's, with and without TANDEM_COLL=tandem.
+ * derived datatypes; MPI_Iallreduce and MPI_Ireduce with predefined
+ * operations on int, double (exact values) and MPI_2INT, a user-defined
+ * commutative and a non-commutative operation, MPI_IN_PLACE; MPI_Igather,
+ * MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall (MPI_IN_PLACE where allowed);
+ * on MPI_COMM_WORLD and on sub-communicators of odd and even ranks;
+ * MPI_Ibarrier; then 1000 small collectives in flight on one communicator
+ * completed in reverse order. The output (checksums) must be the MPI
+ * library's, with and without TANDEM_COLL=tandem.
  */
 #include "testlib.h"
 
@@ -62,15 +66,171 @@ static void bcasts(MPI_Comm comm, const char *name)
     free(buffers);
 }
 
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void user_first(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type; /* non-commutative: keeps the lower rank's value */
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] = ((int *)in)[i];
+}
+
+/* Reductions of each count and operation, all in flight, then completed with
+   MPI_Waitall. */
+static void reductions(MPI_Comm comm, const char *name)
+{
+    static const int counts[] = {0, 1, 7, 1000, 70000};
+    enum { NCOUNTS = sizeof counts / sizeof counts[0], NOPS = 9, MAXC = 70000 };
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Op sum, first;
+    MPI_Op_create(user_sum, 1, &sum);
+    MPI_Op_create(user_first, 0, &first);
+    MPI_Op ops[NOPS] = {MPI_SUM,  MPI_MAX, MPI_MIN, MPI_PROD, MPI_BAND,
+                        MPI_BXOR, sum,     first,   MPI_SUM};
+    int n = NCOUNTS * NOPS * 3 + 2;
+    MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)n);
+    int **out = malloc(sizeof(int *) * (size_t)n), k = 0;
+    int *in = malloc(sizeof(int) * MAXC);
+    for (int i = 0; i < MAXC; i++)
+        in[i] = (rank + 1) * (i % 5 + 1) + (i % 3); /* small: products stay exact */
+    for (int c = 0; c < NCOUNTS; c++) {
+        for (int o = 0; o < NOPS; o++) {
+            int in_place = o == NOPS - 1, root = (c + o) % size;
+            out[k] = malloc(sizeof(int) * (size_t)(counts[c] + 1));
+            if (in_place)
+                memcpy(out[k], in, sizeof(int) * (size_t)counts[c]);
+            check_mpi(MPI_Iallreduce(in_place ? MPI_IN_PLACE : in, out[k], counts[c], MPI_INT,
+                                     ops[o], comm, &requests[k]));
+            k++;
+            out[k] = malloc(sizeof(int) * (size_t)(counts[c] + 1));
+            if (in_place && rank == root)
+                memcpy(out[k], in, sizeof(int) * (size_t)counts[c]);
+            check_mpi(MPI_Ireduce(in_place && rank == root ? MPI_IN_PLACE : in, out[k], counts[c],
+                                  MPI_INT, ops[o], root, comm, &requests[k]));
+            k++;
+            /* doubles holding small integers: every order of summing is exact */
+            out[k] = malloc(sizeof(double) * (size_t)(counts[c] + 1));
+            double *d = malloc(sizeof(double) * (size_t)(counts[c] + 1));
+            for (int i = 0; i < counts[c]; i++)
+                d[i] = in[i];
+            check_mpi(MPI_Iallreduce(d, out[k], counts[c], MPI_DOUBLE, o < 4 ? ops[o] : MPI_SUM,
+                                     comm, &requests[k]));
+            check_mpi(MPI_Wait(&requests[k], MPI_STATUS_IGNORE)); /* d is freed next */
+            free(d);
+            k++;
+        }
+    }
+    int pairs[2] = {rank % 3, rank}, minloc[2];
+    out[k] = NULL;
+    check_mpi(MPI_Iallreduce(pairs, minloc, 1, MPI_2INT, MPI_MINLOC, comm, &requests[k++]));
+    int maxloc[2];
+    out[k] = NULL;
+    check_mpi(MPI_Iallreduce(pairs, maxloc, 1, MPI_2INT, MPI_MAXLOC, comm, &requests[k++]));
+    check_mpi(MPI_Waitall(n, requests, MPI_STATUSES_IGNORE));
+    k = 0;
+    for (int c = 0; c < NCOUNTS; c++)
+        for (int o = 0; o < NOPS; o++) {
+            int root = (c + o) % size;
+            tlog("%s iallreduce count %d op %d: %lu", name, counts[c], o,
+                 tsum(out[k], sizeof(int) * (size_t)counts[c]));
+            free(out[k++]);
+            if (rank == root)
+                tlog("%s ireduce count %d op %d root %d: %lu", name, counts[c], o, root,
+                     tsum(out[k], sizeof(int) * (size_t)counts[c]));
+            free(out[k++]);
+            tlog("%s iallreduce double count %d op %d: %lu", name, counts[c], o,
+                 tsum(out[k], sizeof(double) * (size_t)counts[c]));
+            free(out[k++]);
+        }
+    tlog("%s minloc %d@%d maxloc %d@%d", name, minloc[0], minloc[1], maxloc[0], maxloc[1]);
+    MPI_Op_free(&sum);
+    MPI_Op_free(&first);
+    free(in);
+    free(out);
+    free(requests);
+}
+
+/* Gather, scatter, allgather and alltoall of each count, all in flight. */
+static void movements(MPI_Comm comm, const char *name)
+{
+    static const int counts[] = {0, 1, 7, 5000};
+    enum { NCOUNTS = sizeof counts / sizeof counts[0], KINDS = 6 };
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Request requests[NCOUNTS * KINDS];
+    int *bufs[NCOUNTS * KINDS][2];
+    int k = 0;
+    for (int c = 0; c < NCOUNTS; c++) {
+        size_t one = (size_t)counts[c] + 1, all = one * (size_t)size;
+        int m = counts[c], root = c % size;
+        for (int kind = 0; kind < KINDS; kind++, k++) {
+            bufs[k][0] = malloc(sizeof(int) * all);
+            bufs[k][1] = calloc(all, sizeof(int));
+            fill((unsigned char *)bufs[k][0], sizeof(int) * all, rank * 10 + kind + c);
+            int *in = bufs[k][0], *out = bufs[k][1];
+            switch (kind) {
+            case 0:
+                check_mpi(MPI_Igather(in, m, MPI_INT, out, m, MPI_INT, root, comm, &requests[k]));
+                break;
+            case 1: /* the root's block already in place */
+                if (rank == root)
+                    memcpy(out + (size_t)root * (size_t)m, in, sizeof(int) * (size_t)m);
+                check_mpi(MPI_Igather(rank == root ? MPI_IN_PLACE : in, m, MPI_INT, out, m, MPI_INT,
+                                      root, comm, &requests[k]));
+                break;
+            case 2:
+                check_mpi(MPI_Iscatter(in, m, MPI_INT, out, m, MPI_INT, root, comm, &requests[k]));
+                break;
+            case 3:
+                check_mpi(MPI_Iallgather(in, m, MPI_INT, out, m, MPI_INT, comm, &requests[k]));
+                break;
+            case 4:
+                memcpy(out + (size_t)rank * (size_t)m, in, sizeof(int) * (size_t)m);
+                check_mpi(
+                    MPI_Iallgather(MPI_IN_PLACE, m, MPI_INT, out, m, MPI_INT, comm, &requests[k]));
+                break;
+            case 5:
+                check_mpi(MPI_Ialltoall(in, m, MPI_INT, out, m, MPI_INT, comm, &requests[k]));
+                break;
+            }
+        }
+    }
+    for (int i = k - 1; i >= 0; i--)
+        check_mpi(MPI_Wait(&requests[i], MPI_STATUS_IGNORE));
+    k = 0;
+    for (int c = 0; c < NCOUNTS; c++)
+        for (int kind = 0; kind < KINDS; kind++, k++) {
+            int root = c % size, meaningful = kind >= 3 || kind == 2 || rank == root;
+            size_t bytes = sizeof(int) * (size_t)counts[c] * (kind == 2 ? 1 : (size_t)size);
+            if (meaningful)
+                tlog("%s kind %d count %d: %lu", name, kind, counts[c], tsum(bufs[k][1], bytes));
+            free(bufs[k][0]);
+            free(bufs[k][1]);
+        }
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, left, right;
     tinit(&argc, &argv, &rank, &size, &left, &right);
 
-    bcasts(MPI_COMM_WORLD, "world");
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
-    bcasts(half, rank % 2 ? "odd" : "even");
+    const char *half_name = rank % 2 ? "odd" : "even";
+    bcasts(MPI_COMM_WORLD, "world");
+    bcasts(half, half_name);
+    reductions(MPI_COMM_WORLD, "world");
+    reductions(half, half_name);
+    movements(MPI_COMM_WORLD, "world");
+    movements(half, half_name);
 
     /* A barrier orders: what a rank sent before it is there after it. */
     int token = rank, got = -1;
