@@ -698,3 +698,61 @@ def plot_monitor_cost(cost: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+
+
+COLLECTIVES = ("ibcast", "iallreduce", "iscatter", "ialltoall")
+
+
+def coll_configs(build: Build, transport: str) -> list[Config]:
+    """The MPI's own collectives, alone and with its progress thread, against
+    Tandem's schedules moved by the progress thread."""
+    configs = [
+        Config("native", False),
+        Config("tandem-coll", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_COLL": "tandem"}),
+    ]
+    if build.family == "MPICH":
+        configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
+    return configs
+
+
+def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeout: float) -> Path:
+    """OSU's overlap of ibcast, iallreduce, iscatter and ialltoall, 2 ranks."""
+    if "shaped" in transports:
+        shaped_network(rate)
+
+    def run_point(build, transport, config, collective):
+        program = [
+            str(build.directory / "tandem-bench-coll-overlap"),
+            collective,
+            ",".join(map(str, sizes)),
+            str(trials),
+        ]
+        return run_records(build, 2, program, transport, config, timeout)
+
+    records, problems = rounds_of(builds, transports, COLLECTIVES, coll_configs, run_point, rounds)
+    keys = ("mpi", "transport", "config", "collective", "bytes")
+    summary = summarize_by(records, keys, ("pure_s", "compute_s", "overall_s", "overlap"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document("coll", rounds, trials, problems, records, summary, rate=rate)
+    path = out / "coll.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "coll.md").write_text(coll_table(summary))
+    for collective in COLLECTIVES:
+        rows = [s for s in summary if s["collective"] == collective]
+        plot_lines(
+            rows, "bytes", "overlap", 1, "overlap (%)", out / f"coll_{collective}.png", collective
+        )
+    return path
+
+
+def coll_table(summary: list[dict]) -> str:
+    lines = [
+        "| MPI | transport | collective | bytes | config | pure (ms) | overlap |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['mpi']} | {s['transport']} | {s['collective']} | {s['bytes']} | "
+            f"{s['config']} | {1e3 * s['pure_s']:.3f} | {s['overlap']:.0f}% |"
+        )
+    return "\n".join(lines) + "\n"

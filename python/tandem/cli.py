@@ -236,6 +236,19 @@ def command_bench(args: argparse.Namespace) -> int:
         )
         print(f"results: {path} and io.png beside it")
         return 0
+    if args.which == "coll":
+        path = bench.coll(
+            builds,
+            transports,
+            sizes,
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.rate,
+            args.timeout,
+        )
+        print(f"results: {path} and coll_*.png beside it")
+        return 0
     if args.which == "monitor":
         path = bench.monitor(
             builds,
@@ -337,15 +350,16 @@ def build_parser() -> argparse.ArgumentParser:
     exe.set_defaults(func=command_exec)
 
     bench = sub.add_parser(
-        "bench", help="run a benchmark (overlap, latency, halo, io, eager, monitor)"
+        "bench", help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll)"
     )
     bench.add_argument(
         "which",
-        choices=["overlap", "latency", "halo", "io", "eager", "monitor"],
+        choices=["overlap", "latency", "halo", "io", "eager", "monitor", "coll"],
         help="overlap: the seed's three variants; latency: ping-pong and message rate; "
         "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: "
         "overlap of small messages with every operation counted or proxied; monitor: the "
-        "cost of monitoring per message and on the ghost-cell exchange",
+        "cost of monitoring per message and on the ghost-cell exchange; coll: OSU's overlap of "
+        "nonblocking collectives",
     )
     bench.add_argument(
         "--mpi",

@@ -275,3 +275,20 @@ def test_bench_monitor_writes_json_table_and_plot(tmp_path):
     assert all(r["send_ns"] > 0 and r["recv_ns"] > 0 for r in data["summary"]["per_message"])
     assert "monitoring cost" in (tmp_path / "monitor.md").read_text()
     assert (tmp_path / "monitor.png").stat().st_size > 0
+
+
+def test_bench_coll_writes_json_table_and_plots(tmp_path):
+    common = ["--mpi", "mpich", "--rounds", "1", "--trials", "1", "--out", str(tmp_path)]
+    result = tandem_cli("bench", "coll", "--transports", "shm", "--sizes", "4096", *common)
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "coll.json").read_text())
+    assert {r["collective"] for r in data["records"]} == {
+        "ibcast",
+        "iallreduce",
+        "iscatter",
+        "ialltoall",
+    }
+    assert {r["config"] for r in data["records"]} >= {"native", "tandem-coll"}
+    assert all(r["overlap"] >= 0 and r["pure_s"] > 0 for r in data["records"])
+    assert "| overlap |" in (tmp_path / "coll.md").read_text()
+    assert (tmp_path / "coll_ibcast.png").stat().st_size > 0

@@ -1,0 +1,106 @@
+/*
+ * Overlap of nonblocking collectives with computation, as the OSU
+ * micro-benchmarks define it. For a collective and a size (bytes per rank):
+ *   pure     post + wait with nothing between
+ *   compute  a fixed amount of work, calibrated to last about 'pure'
+ *   overall  post + the same work + wait
+ *   overlap  = max(0, 100 - (overall - compute) / pure * 100)
+ * Every rank computes; the slowest rank's times count. Medians over the
+ * trials. One JSON object per size on stdout.
+ *
+ *   coll_overlap ibcast|iallreduce|iscatter|ialltoall SIZE[,SIZE...] [TRIALS]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+typedef enum { IBCAST, IALLREDUCE, ISCATTER, IALLTOALL } collective;
+
+static char *a, *b;
+
+static void post(collective c, int bytes, int size, MPI_Request *r)
+{
+    int n = bytes / (int)sizeof(int);
+    switch (c) {
+    case IBCAST: MPI_Ibcast(a, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, r); break;
+    case IALLREDUCE: MPI_Iallreduce(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, r); break;
+    case ISCATTER:
+        MPI_Iscatter(a, bytes, MPI_BYTE, b, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, r);
+        break;
+    case IALLTOALL:
+        MPI_Ialltoall(a, bytes / size, MPI_BYTE, b, bytes / size, MPI_BYTE, MPI_COMM_WORLD, r);
+        break;
+    }
+}
+
+/* One timing: post, 'sweeps' of work, wait (c < 0: the work alone); the
+   slowest rank's time. */
+static double timed(int c, int bytes, int size, long sweeps)
+{
+    MPI_Request r;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (c >= 0)
+        post((collective)c, bytes, size, &r);
+    if (sweeps > 0)
+        compute(sweeps);
+    if (c >= 0)
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    double mine = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const char *const names[] = {"ibcast", "iallreduce", "iscatter", "ialltoall"};
+    int which = -1;
+    for (int i = 0; argc > 2 && i < 4; i++)
+        if (strcmp(argv[1], names[i]) == 0)
+            which = i;
+    if (which < 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: coll_overlap ibcast|iallreduce|iscatter|ialltoall "
+                            "SIZE[,SIZE...] [TRIALS]\n");
+        MPI_Finalize();
+        return 1;
+    }
+    int trials = argc > 3 ? atoi(argv[3]) : 5;
+    double *pure = malloc(sizeof(double) * (size_t)trials);
+    double *work = malloc(sizeof(double) * (size_t)trials);
+    double *overall = malloc(sizeof(double) * (size_t)trials);
+    compute(1); /* first touch */
+    for (char *item = strtok(argv[2], ","); item; item = strtok(NULL, ",")) {
+        int bytes = atoi(item);
+        size_t room = (size_t)bytes * (size_t)size + 64;
+        a = calloc(room, 1);
+        b = calloc(room, 1);
+        timed(which, bytes, size, 0); /* warm-up */
+        double sweep = timed(-1, 0, size, 50) / 50; /* the work's pace, now */
+        for (int t = 0; t < trials; t++) {
+            pure[t] = timed(which, bytes, size, 0);
+            long sweeps = (long)(pure[t] / sweep) + 1;
+            work[t] = timed(-1, 0, size, sweeps);
+            overall[t] = timed(which, bytes, size, sweeps);
+        }
+        double p = median(pure, trials), w = median(work, trials), o = median(overall, trials);
+        double overlap = 100 - (o - w) / p * 100;
+        if (rank == 0)
+            printf("{\"test\": \"coll_overlap\", \"collective\": \"%s\", \"ranks\": %d, "
+                   "\"bytes\": %d, \"trials\": %d, \"pure_s\": %.7f, \"compute_s\": %.7f, "
+                   "\"overall_s\": %.7f, \"overlap\": %.2f}\n",
+                   names[which], size, bytes, trials, p, w, o, overlap < 0 ? 0 : overlap);
+        fflush(stdout);
+        free(a);
+        free(b);
+    }
+    MPI_Finalize();
+    return 0;
+}
