@@ -56,6 +56,8 @@ bench: build
 	$(VENV)/bin/tandem bench halo --transports shm,tcp --ranks 1,2,4 --rounds 3 \
 		--trials 3 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench io --ranks 1,2 --rounds 5 --trials 7 --timeout 60 --out docs/perf
+	$(VENV)/bin/tandem bench coll --transports shaped,shm --sizes 65536,1048576,4194304 \
+		--rounds 3 --trials 5 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench monitor --sizes 8,4096 --ranks 2,4 --rounds 5 --trials 21 \
 		--steps 20 --timeout 120 --out docs/perf
 
