@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         size_t room = (size_t)bytes * (size_t)size + 64;
         a = calloc(room, 1);
         b = calloc(room, 1);
-        timed(which, bytes, size, 0); /* warm-up */
+        timed(which, bytes, size, 0);               /* warm-up */
         double sweep = timed(-1, 0, size, 50) / 50; /* the work's pace, now */
         for (int t = 0; t < trials; t++) {
             pure[t] = timed(which, bytes, size, 0);
