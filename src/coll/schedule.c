@@ -197,7 +197,8 @@ static int start_round(tdm_schedule *s)
             rc = PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op);
             break;
         case TDM_OP_SEND:
-            if (tdm_monitor_on())
+            /* a block sent to oneself is a local copy, not a message */
+            if (tdm_monitor_on() && op->peer != s->rank)
                 tdm_monitor_record(TANDEM_MONITOR_COLL_INTERNAL,
                                    tdm_monitor_world_rank(comm, op->peer),
                                    tdm_monitor_bytes(op->count, op->type));

@@ -225,8 +225,15 @@ def test_run_monitor_reports_in_one_step(tmp_path):
 
 def test_internal_messages_of_tandems_collectives(build, tmp_path):
     """With TANDEM_COLL=tandem, the messages of Tandem's own schedules are the
-    coll_internal kind (I lines): on 2 ranks, 12 world ibcasts of 1 message,
-    666 more in the many-in-flight loop and a 2-message ibarrier."""
+    coll_internal kind (I lines). On 2 ranks, test_coll_nonblocking sends, in
+    MPI_COMM_WORLD (the sub-communicators have one rank: no message):
+      12  ibcasts (2 roots x 6), 1 message each
+      214 reductions: 5 counts x (8 int iallreduce x 2 + 8 int ireduce x 1 +
+          9 double iallreduce x 2; the non-commutative operation stays
+          native) + MINLOC and MAXLOC iallreduce x 2
+      36  gather/scatter/allgather/alltoall: 4 counts x (1+1+1+2+2+2)
+      2   the ibarrier, 666 the ibcasts of the many-in-flight loop
+    Blocks a rank sends itself are local copies, not counted."""
     program = [program_path(build, "test_coll_nonblocking")]
     prefix = tmp_path / "coll"
     env = {
@@ -238,7 +245,7 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     run(build, 2, program, tmp_path, env)
     job = json.loads(Path(f"{prefix}.json").read_text())
     internal = [r["counters"]["coll_internal"]["messages"] for r in job["ranks"]]
-    assert sum(map(sum, internal)) == 12 + 666 + 2
+    assert sum(map(sum, internal)) == 12 + 214 + 36 + 2 + 666
     assert internal[0][0] == internal[1][1] == 0  # never to oneself
     for rank in range(2):
         assert [fields(line)[3] for line in lines(prefix, rank, "I")] == [internal[rank][1 - rank]]
