@@ -9,7 +9,8 @@
  *   MPI_Iallreduce  recursive doubling (non-powers of two: the first ranks
  *                   pair up before and after)
  *   MPI_Ireduce     binomial tree towards the root
- *   MPI_Igather, MPI_Iscatter   flat trees
+ *   MPI_Igather(v), MPI_Iscatter(v)   flat trees
+ *   MPI_Iscan, MPI_Iexscan   a chain in rank order (any operation)
  *   MPI_Iallgather  ring
  *   MPI_Ialltoall   pairwise exchange
  *
@@ -331,6 +332,90 @@ static int ialltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     return tdm_schedule_start(s, request);
 }
 
+/* ----------------------------------------------------- prefix reductions */
+
+/* A chain: rank i combines what rank i-1 passes with its own data, in rank
+   order (recvbuf = received op own), so any operation works. */
+static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request, int exclusive)
+{
+    int size, rank;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    tdm_schedule *s = tdm_schedule_new(comm);
+    if (!s)
+        return -1;
+    void *out = recvbuf; /* what goes on to rank + 1 */
+    if (!exclusive) {
+        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
+        if (rank > 0) {
+            void *tmp = scratch(s, count, type);
+            add(s, TDM_OP_RECV, tmp, count, type, rank - 1);
+            tdm_schedule_round(s);
+            local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
+        }
+    } else if (rank == 0) {
+        out = (void *)sendbuf;
+    } else {
+        add(s, TDM_OP_RECV, recvbuf, count, type, rank - 1);
+        tdm_schedule_round(s);
+        if (rank < size - 1) {
+            out = scratch(s, count, type);
+            local(s, TDM_OP_COPY, out, sendbuf, count, type, op);
+            local(s, TDM_OP_REDUCE, out, recvbuf, count, type, op);
+        }
+    }
+    if (rank < size - 1)
+        add(s, TDM_OP_SEND, out, count, type, rank + 1);
+    return tdm_schedule_start(s, request);
+}
+
+/* -------------------------------------------------- vector gather, scatter */
+
+static int igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    int size, rank;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    tdm_schedule *s = tdm_schedule_new(comm);
+    if (!s)
+        return -1;
+    if (rank != root) {
+        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, root);
+        return tdm_schedule_start(s, request);
+    }
+    for (int i = 0; i < size; i++)
+        if (i != rank || sendbuf != MPI_IN_PLACE)
+            add(s, TDM_OP_RECV, block(recvbuf, displs[i], 1, recvtype), recvcounts[i], recvtype, i);
+    if (sendbuf != MPI_IN_PLACE)
+        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
+    return tdm_schedule_start(s, request);
+}
+
+static int iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Request *request)
+{
+    int size, rank;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    tdm_schedule *s = tdm_schedule_new(comm);
+    if (!s)
+        return -1;
+    if (rank != root) {
+        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, root);
+        return tdm_schedule_start(s, request);
+    }
+    for (int i = 0; i < size; i++)
+        if (i != rank || recvbuf != MPI_IN_PLACE)
+            add(s, TDM_OP_SEND, block(sendbuf, displs[i], 1, sendtype), sendcounts[i], sendtype, i);
+    if (recvbuf != MPI_IN_PLACE)
+        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, rank);
+    return tdm_schedule_start(s, request);
+}
+
 /* ---------------------------------------------------------------- hooks */
 
 /* Whether this rank's significant arguments are ones the MPI would accept
@@ -436,8 +521,91 @@ int tdm_hook_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatyp
     return rc;
 }
 
+int tdm_hook_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    int size, rc;
+    if (!tdm_coll_on || sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL ||
+        !valid(comm, count, datatype, 0, &size) ||
+        (rc = iscan(sendbuf, recvbuf, count, datatype, op, comm, request, 0)) < 0)
+        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
+}
+
+int tdm_hook_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    int size, rc;
+    if (!tdm_coll_on || sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL ||
+        !valid(comm, count, datatype, 0, &size) ||
+        (rc = iscan(sendbuf, recvbuf, count, datatype, op, comm, request, 1)) < 0)
+        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
+}
+
+/* The vector forms: this rank's significant counts must be valid (the root
+   checks every peer's). */
+static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], MPI_Datatype type)
+{
+    int size;
+    if (!counts || !displs || !valid(comm, 0, type, 0, &size))
+        return 0;
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0)
+            return 0;
+    return 1;
+}
+
+int tdm_hook_Igatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    int size, rc, in_place = sendbuf == MPI_IN_PLACE;
+    if (!tdm_coll_on || !valid(comm, 0, MPI_BYTE, root, &size) ||
+        !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
+        (rank_of(comm) == root && !valid_counts(comm, recvcounts, displs, recvtype)) ||
+        (rc = igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, request)) < 0)
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             root, comm, request);
+    return rc;
+}
+
+int tdm_hook_Iscatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    int size, rc, in_place = recvbuf == MPI_IN_PLACE;
+    if (!tdm_coll_on || !valid(comm, 0, MPI_BYTE, root, &size) ||
+        !valid(comm, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype, 0, &size) ||
+        (rank_of(comm) == root && !valid_counts(comm, sendcounts, displs, sendtype)) ||
+        (rc = iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, request)) < 0)
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                              root, comm, request);
+    return rc;
+}
+
 #if MPI_VERSION >= 4
 /* The large-count forms stay with the MPI library for now. */
+int tdm_hook_Iscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+int tdm_hook_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    (void)lang;
+    return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
 int tdm_hook_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {

@@ -58,5 +58,5 @@ TDM_CONFIG(COLL, "TANDEM_COLL", ENUM, "native", 0, 0, "native|tandem",
            "the progress thread like any request) or tandem (Tandem's own schedules, moved "
            "by the progress thread; needs TANDEM_PROGRESS=drive or proxy). So far Tandem "
            "runs MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce (commutative "
-           "operations), MPI_Igather, MPI_Iscatter, MPI_Iallgather and MPI_Ialltoall; the "
-           "others stay native.")
+           "operations), MPI_Iscan, MPI_Iexscan, MPI_Igather(v), MPI_Iscatter(v), "
+           "MPI_Iallgather and MPI_Ialltoall; the others stay native.")

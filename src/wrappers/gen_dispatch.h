@@ -1366,7 +1366,7 @@ static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendc
     TDM_TRACE_CALL("MPI_Igatherv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return tdm_hook_Igatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
 
 static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
@@ -1398,7 +1398,7 @@ static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const in
     TDM_TRACE_CALL("MPI_Iscatterv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return tdm_hook_Iscatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -1558,7 +1558,7 @@ static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbu
     TDM_TRACE_CALL("MPI_Iscan", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1569,7 +1569,7 @@ static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recv
     TDM_TRACE_CALL("MPI_Iscan_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #endif
@@ -1580,7 +1580,7 @@ static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recv
     TDM_TRACE_CALL("MPI_Iexscan", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iexscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1591,7 +1591,7 @@ static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *re
     TDM_TRACE_CALL("MPI_Iexscan_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return tdm_hook_Iexscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 #endif

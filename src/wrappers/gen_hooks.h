@@ -103,10 +103,12 @@ int tdm_hook_Igather(int lang, const void *sendbuf, int sendcount, MPI_Datatype 
 #if MPI_VERSION >= 4
 int tdm_hook_Igather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
 #endif
+int tdm_hook_Igatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
 int tdm_hook_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Iscatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
 #endif
+int tdm_hook_Iscatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
 int tdm_hook_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Iallgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
@@ -122,6 +124,14 @@ int tdm_hook_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count c
 int tdm_hook_Iallreduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Iscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #endif
 int tdm_hook_T_pvar_get_num(int lang, int *num_pvar);
 int tdm_hook_T_pvar_get_info(int lang, int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);

@@ -217,6 +217,61 @@ static void movements(MPI_Comm comm, const char *name)
         }
 }
 
+/* Scan and exscan (any operation, non-commutative included), gatherv and
+   scatterv with uneven counts and gaps. */
+static void prefixes_and_vectors(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Op first;
+    MPI_Op_create(user_first, 0, &first);
+    MPI_Op ops[3] = {MPI_SUM, MPI_MAX, first};
+    enum { N = 1000 };
+    int in[N], scans[3][N], exscans[3][N];
+    for (int i = 0; i < N; i++)
+        in[i] = rank * 3 + i % 11;
+    MPI_Request r[8];
+    for (int o = 0; o < 3; o++) {
+        memset(exscans[o], 0, sizeof exscans[o]); /* rank 0's result is undefined */
+        check_mpi(MPI_Iscan(in, scans[o], N, MPI_INT, ops[o], comm, &r[2 * o]));
+        check_mpi(MPI_Iexscan(in, exscans[o], N, MPI_INT, ops[o], comm, &r[2 * o + 1]));
+    }
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    int total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = i * 3 + 1;
+        displs[i] = total + i; /* a gap of i ints before each block */
+        total = displs[i] + counts[i];
+    }
+    int *all = calloc((size_t)total + 1, sizeof(int)), *gathered = calloc((size_t)total + 1, 4);
+    int *mine = calloc((size_t)counts[rank], sizeof(int));
+    for (int i = 0; i < total; i++)
+        all[i] = 7 * i + 1;
+    for (int i = 0; i < counts[rank]; i++)
+        mine[i] = rank * 100 + i;
+    int root = size - 1;
+    check_mpi(MPI_Igatherv(mine, counts[rank], MPI_INT, gathered, counts, displs, MPI_INT, root,
+                           comm, &r[6]));
+    int *scattered = calloc((size_t)counts[rank], sizeof(int));
+    check_mpi(MPI_Iscatterv(all, counts, displs, MPI_INT, scattered, counts[rank], MPI_INT, 0, comm,
+                            &r[7]));
+    check_mpi(MPI_Waitall(8, r, MPI_STATUSES_IGNORE));
+    for (int o = 0; o < 3; o++)
+        tlog("%s iscan op %d: %lu, iexscan: %lu", name, o, tsum(scans[o], sizeof scans[o]),
+             rank ? tsum(exscans[o], sizeof exscans[o]) : 0UL);
+    if (rank == root)
+        tlog("%s igatherv: %lu", name, tsum(gathered, sizeof(int) * (size_t)total));
+    tlog("%s iscatterv: %lu", name, tsum(scattered, sizeof(int) * (size_t)counts[rank]));
+    MPI_Op_free(&first);
+    free(counts);
+    free(displs);
+    free(all);
+    free(gathered);
+    free(mine);
+    free(scattered);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, left, right;
@@ -231,6 +286,8 @@ int main(int argc, char **argv)
     reductions(half, half_name);
     movements(MPI_COMM_WORLD, "world");
     movements(half, half_name);
+    prefixes_and_vectors(MPI_COMM_WORLD, "world");
+    prefixes_and_vectors(half, half_name);
 
     /* A barrier orders: what a rank sent before it is there after it. */
     int token = rank, got = -1;
