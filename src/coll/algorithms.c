@@ -1,40 +1,23 @@
 /*
- * The collectives Tandem runs itself (TANDEM_COLL=tandem), each built as a
- * schedule of rounds (schedule.h):
+ * The collective algorithms, each built as a schedule of rounds
+ * (schedule.h); hooks.c checks the arguments, picks the algorithm
+ * (select.h) and starts or runs the schedule. Ranks and blocks below are
+ * those of the communicator; "relative" ranks count from the root.
  *
- *   MPI_Ibarrier    dissemination: in round k, send to rank + 2^k and
- *                   receive from rank - 2^k; ceil(log2 n) rounds
- *   MPI_Ibcast      binomial tree (minimum spanning tree) rooted at 'root':
- *                   receive from the parent, then send to every child
- *   MPI_Iallreduce  recursive doubling (non-powers of two: the first ranks
- *                   pair up before and after)
- *   MPI_Ireduce     binomial tree towards the root
- *   MPI_Igather(v), MPI_Iscatter(v)   flat trees
- *   MPI_Iscan, MPI_Iexscan   a chain in rank order (any operation)
- *   MPI_Iallgather  ring
- *   MPI_Ialltoall   pairwise exchange
+ *   barrier         dissemination
+ *   bcast           binomial tree | flat tree | scatter + ring allgather
+ *   scatter, gather binomial tree | flat tree (the v forms: flat)
+ *   allgather(v)    ring | recursive doubling (a power of two of ranks)
+ *   alltoall(v,w)   pairwise exchange | linear (everything at once)
+ *   reduce          binomial tree
+ *   allreduce       recursive doubling | reduce-scatter + allgather | ring
+ *   reduce_scatter  pairwise exchange | ring (also for the _block form)
+ *   scan, exscan    a chain in rank order (any operation)
  *
- * Reductions take commutative operations only (Tandem combines in its own
- * order); the large-count (_c) forms stay with the MPI library.
- * A call Tandem does not handle -- TANDEM_COLL=native, an inter-communicator,
- * arguments the MPI library must reject (it then raises the error itself) --
- * goes to the MPI library unchanged.
+ * Reductions other than scan and exscan combine in an order of their own, so
+ * they take commutative operations only (hooks.c checks).
  */
-#include <limits.h>
-
-#include "coll/schedule.h"
-#include "wrappers/gen_hooks.h"
-
-/* Arguments the MPI library would accept, for a call Tandem takes over. */
-static int valid(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
-{
-    int type_size = 0;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, size) != MPI_SUCCESS)
-        return 0;
-    if (count < 0 || count > INT_MAX || root < 0 || root >= *size)
-        return 0;
-    return type == MPI_DATATYPE_NULL ? count == 0 : PMPI_Type_size(type, &type_size) == MPI_SUCCESS;
-}
+#include "coll/algorithms.h"
 
 static int add(tdm_schedule *s, tdm_op_kind kind, void *buf, MPI_Count count, MPI_Datatype type,
                int peer)
@@ -43,72 +26,12 @@ static int add(tdm_schedule *s, tdm_op_kind kind, void *buf, MPI_Count count, MP
     return tdm_schedule_add(s, op);
 }
 
-int tdm_hook_Ibarrier(int lang, MPI_Comm comm, MPI_Request *request)
+static int local(tdm_schedule *s, tdm_op_kind kind, void *dst, const void *src, MPI_Count count,
+                 MPI_Datatype type, MPI_Op op)
 {
-    (void)lang;
-    int size, rank;
-    tdm_schedule *s;
-    if (!tdm_coll_on || !valid(comm, 0, MPI_BYTE, 0, &size) || !(s = tdm_schedule_new(comm)))
-        return PMPI_Ibarrier(comm, request);
-    PMPI_Comm_rank(comm, &rank);
-    for (int distance = 1; distance < size; distance *= 2) {
-        if (distance > 1)
-            tdm_schedule_round(s);
-        add(s, TDM_OP_SEND, NULL, 0, MPI_BYTE, (rank + distance) % size);
-        add(s, TDM_OP_RECV, NULL, 0, MPI_BYTE, (rank - distance + size) % size);
-    }
-    return tdm_schedule_start(s, request);
+    tdm_op o = {kind, dst, src, count, type, 0, op};
+    return tdm_schedule_add(s, o);
 }
-
-/* Binomial tree over the ranks relative to the root: the parent of relative
-   rank v clears its lowest set bit; its children set each lower bit. */
-static int ibcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    int v = (rank - root + size) % size, mask = 1;
-    while (mask < size && !(v & mask))
-        mask <<= 1;
-    if (v != 0) {
-        add(s, TDM_OP_RECV, buffer, count, datatype, ((v - mask) + root) % size);
-        tdm_schedule_round(s);
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1)
-        if (v + mask < size)
-            add(s, TDM_OP_SEND, buffer, count, datatype, (v + mask + root) % size);
-    return tdm_schedule_start(s, request);
-}
-
-int tdm_hook_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || !valid(comm, count, datatype, root, &size) ||
-        (rc = ibcast(buffer, count, datatype, root, comm, request)) < 0)
-        return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-    return rc;
-}
-
-#if MPI_VERSION >= 4
-int tdm_hook_Ibcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                      MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || !valid(comm, count, datatype, root, &size) ||
-        (rc = ibcast(buffer, count, datatype, root, comm, request)) < 0)
-        return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
-    return rc;
-}
-#endif
-
-/* ------------------------------------------------------------ helpers */
 
 static MPI_Aint extent_of(MPI_Datatype type)
 {
@@ -123,6 +46,11 @@ static void *block(const void *buf, MPI_Count i, MPI_Count count, MPI_Datatype t
     return (char *)buf + i * count * extent_of(type);
 }
 
+static void *at(const void *buf, MPI_Aint offset)
+{
+    return (char *)buf + offset;
+}
+
 /* A scratch buffer for 'count' elements of 'type', freed with the schedule. */
 static void *scratch(tdm_schedule *s, MPI_Count count, MPI_Datatype type)
 {
@@ -133,218 +61,640 @@ static void *scratch(tdm_schedule *s, MPI_Count count, MPI_Datatype type)
     return p ? p - true_lb : NULL;
 }
 
-static int local(tdm_schedule *s, tdm_op_kind kind, void *dst, const void *src, MPI_Count count,
-                 MPI_Datatype type, MPI_Op op)
+static int mod(int a, int n)
 {
-    tdm_op o = {kind, dst, src, count, type, 0, op};
-    return tdm_schedule_add(s, o);
+    return ((a % n) + n) % n;
 }
 
-/* Reductions: Tandem combines in its own order, so it takes commutative
-   operations only (every predefined one); the others stay with the MPI. */
-static int commutative(MPI_Op op)
+/* A schedule on 'comm', with this rank and the size. */
+static tdm_schedule *begin(MPI_Comm comm, int *rank, int *size)
 {
-    int yes = 0;
-    return op != MPI_OP_NULL && PMPI_Op_commutative(op, &yes) == MPI_SUCCESS && yes;
+    PMPI_Comm_rank(comm, rank);
+    PMPI_Comm_size(comm, size);
+    return tdm_schedule_new(comm);
 }
 
-/* --------------------------------------------------------- reductions */
+/* The schedule, or NULL when it could not be built (no memory). */
+static tdm_schedule *built(tdm_schedule *s)
+{
+    if (s && tdm_schedule_failed(s)) {
+        tdm_schedule_discard(s);
+        return NULL;
+    }
+    return s;
+}
 
-/* Recursive doubling over the largest power of two p <= n: the first 2(n-p)
-   ranks pair up first (the even one hands its data to the odd one and waits
-   for the result at the end). */
-static int iallreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
+static tdm_span *spans(tdm_schedule *s, int n)
+{
+    return tdm_schedule_scratch(s, sizeof(tdm_span) * (size_t)(n > 0 ? n : 1));
+}
+
+/* 'count' elements of 'type' cut into n nearly equal blocks. */
+static tdm_span *split(tdm_schedule *s, MPI_Count count, int n, MPI_Datatype type)
+{
+    tdm_span *b = spans(s, n);
+    MPI_Count start = 0;
+    for (int i = 0; b && i < n; i++) {
+        b[i].count = count / n + (i < count % n);
+        b[i].offset = start * extent_of(type);
+        start += b[i].count;
+    }
+    return b;
+}
+
+static MPI_Count largest(const tdm_span *b, int n)
+{
+    MPI_Count most = 0;
+    for (int i = 0; i < n; i++)
+        most = b[i].count > most ? b[i].count : most;
+    return most;
+}
+
+/* Send 'count' x 'sendtype' from 'sendbuf' to oneself into 'recvbuf': the
+   two types may differ as long as their signatures match. */
+static void self_copy(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, int rank)
+{
+    add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
+    add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, rank);
+}
+
+/* ---------------------------------------------------------------- barrier */
+
+/* Dissemination: in round k, send to rank + 2^k and receive from rank - 2^k. */
+tdm_schedule *tdm_coll_barrier(MPI_Comm comm)
 {
     int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    void *tmp = scratch(s, count, type);
-    if (sendbuf != MPI_IN_PLACE)
-        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
-    int pof2 = 1;
-    while (pof2 * 2 <= size)
-        pof2 *= 2;
-    int rem = size - pof2, newrank;
-    if (rank < 2 * rem) {
+    tdm_schedule *s = begin(comm, &rank, &size);
+    for (int distance = 1; s && distance < size; distance *= 2) {
         tdm_schedule_round(s);
-        if (rank % 2 == 0) {
-            add(s, TDM_OP_SEND, recvbuf, count, type, rank + 1);
-            newrank = -1;
-        } else {
-            add(s, TDM_OP_RECV, tmp, count, type, rank - 1);
-            tdm_schedule_round(s);
-            local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
+        add(s, TDM_OP_SEND, NULL, 0, MPI_BYTE, mod(rank + distance, size));
+        add(s, TDM_OP_RECV, NULL, 0, MPI_BYTE, mod(rank - distance, size));
     }
-    if (newrank >= 0) {
-        for (int mask = 1; mask < pof2; mask <<= 1) {
-            int partner = newrank ^ mask;
-            partner = partner < rem ? partner * 2 + 1 : partner + rem;
-            tdm_schedule_round(s);
-            add(s, TDM_OP_SEND, recvbuf, count, type, partner);
-            add(s, TDM_OP_RECV, tmp, count, type, partner);
-            tdm_schedule_round(s);
-            local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
-        }
-    }
-    if (rank < 2 * rem) {
-        tdm_schedule_round(s);
-        if (rank % 2)
-            add(s, TDM_OP_SEND, recvbuf, count, type, rank - 1);
-        else
-            add(s, TDM_OP_RECV, recvbuf, count, type, rank + 1);
-    }
-    return tdm_schedule_start(s, request);
+    return built(s);
 }
+
+/* -------------------------------------------------------------- allgather */
+
+/* Every rank ends with every block of 'buf' (b[i]: count and byte offset of
+   block i); rank r starts with block (r + shift) mod n. */
+static void allgather_blocks(tdm_schedule *s, void *buf, const tdm_span *b, MPI_Datatype type,
+                             int shift, tdm_coll_alg alg, int rank, int n)
+{
+    if (alg == TDM_ALG_RECURSIVE_DOUBLING && (n & (n - 1)) == 0) {
+        /* step 'mask': exchange with rank ^ mask the mask blocks each holds */
+        for (int mask = 1; mask < n; mask <<= 1) {
+            int partner = rank ^ mask, mine = rank & ~(mask - 1), theirs = partner & ~(mask - 1);
+            tdm_schedule_round(s);
+            for (int j = 0; j < mask; j++) {
+                const tdm_span *out = &b[mod(mine + j + shift, n)];
+                add(s, TDM_OP_SEND, at(buf, out->offset), out->count, type, partner);
+            }
+            for (int j = 0; j < mask; j++) {
+                const tdm_span *in = &b[mod(theirs + j + shift, n)];
+                add(s, TDM_OP_RECV, at(buf, in->offset), in->count, type, partner);
+            }
+        }
+        return;
+    }
+    /* ring: in step k pass on to the right the block received in step k - 1 */
+    for (int k = 0; k < n - 1; k++) {
+        const tdm_span *out = &b[mod(rank + shift - k, n)], *in = &b[mod(rank + shift - k - 1, n)];
+        tdm_schedule_round(s);
+        add(s, TDM_OP_SEND, at(buf, out->offset), out->count, type, mod(rank + 1, n));
+        add(s, TDM_OP_RECV, at(buf, in->offset), in->count, type, mod(rank - 1, n));
+    }
+}
+
+/* Allgather into the blocks b of recvbuf, this rank's from sendbuf. */
+static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, const tdm_span *b,
+                      MPI_Datatype recvtype, tdm_coll_alg alg, int rank, int size)
+{
+    if (sendbuf != MPI_IN_PLACE)
+        self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
+                  recvtype, rank);
+    allgather_blocks(s, recvbuf, b, recvtype, 0, alg, rank, size);
+}
+
+/* ------------------------------------------------------------------ bcast */
+
+/* Binomial tree over the ranks relative to the root: the parent of relative
+   rank v clears its lowest set bit; its children set each lower bit. */
+static void bcast_binomial(tdm_schedule *s, void *buffer, MPI_Count count, MPI_Datatype type,
+                           int root, int rank, int size)
+{
+    int v = mod(rank - root, size), mask = 1;
+    while (mask < size && !(v & mask))
+        mask <<= 1;
+    if (v != 0) {
+        add(s, TDM_OP_RECV, buffer, count, type, mod(v - mask + root, size));
+        tdm_schedule_round(s);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < size)
+            add(s, TDM_OP_SEND, buffer, count, type, mod(v + mask + root, size));
+}
+
+tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
+                             tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    if (!s)
+        return NULL;
+    if (alg == TDM_ALG_FLAT) {
+        for (int i = 0; i < size; i++)
+            if (rank == root && i != root)
+                add(s, TDM_OP_SEND, buffer, count, type, i);
+        if (rank != root)
+            add(s, TDM_OP_RECV, buffer, count, type, root);
+    } else if (alg == TDM_ALG_SCATTER_ALLGATHER) {
+        /* relative rank v gets block v from the root, then a ring gathers all */
+        tdm_span *b = split(s, count, size, type);
+        int v = mod(rank - root, size);
+        for (int w = 1; b && v == 0 && w < size; w++)
+            add(s, TDM_OP_SEND, at(buffer, b[w].offset), b[w].count, type, mod(w + root, size));
+        if (b && v != 0)
+            add(s, TDM_OP_RECV, at(buffer, b[v].offset), b[v].count, type, root);
+        if (b)
+            allgather_blocks(s, buffer, b, type, size - root, TDM_ALG_RING, rank, size);
+    } else {
+        bcast_binomial(s, buffer, count, type, root, rank, size);
+    }
+    return built(s);
+}
+
+/* -------------------------------------------------------- scatter, gather */
+
+/* The size of the binomial subtree of relative rank v (v = 0: the root). */
+static int subtree(int v, int size, int *mask)
+{
+    *mask = 1;
+    while (*mask < size && !(v & *mask))
+        *mask <<= 1;
+    return v == 0 ? size : (*mask < size - v ? *mask : size - v);
+}
+
+/* Binomial scatter: each rank receives its subtree's blocks from its parent
+   (in relative order) and passes on its children's. The root first puts its
+   blocks in relative order when it is not rank 0. */
+static void scatter_binomial(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                             MPI_Datatype recvtype, int root, int rank, int size)
+{
+    int v = mod(rank - root, size), mask, m = subtree(v, size, &mask);
+    const void *data = sendbuf; /* the subtree's blocks, in relative order */
+    MPI_Count unit = sendcount;
+    MPI_Datatype type = sendtype;
+    if (v == 0) {
+        if (root != 0) {
+            void *tmp = scratch(s, (MPI_Count)size * sendcount, sendtype);
+            local(s, TDM_OP_COPY, tmp, block(sendbuf, root, sendcount, sendtype),
+                  (MPI_Count)(size - root) * sendcount, sendtype, MPI_OP_NULL);
+            local(s, TDM_OP_COPY, block(tmp, size - root, sendcount, sendtype), sendbuf,
+                  (MPI_Count)root * sendcount, sendtype, MPI_OP_NULL);
+            data = tmp;
+        }
+        if (recvbuf != MPI_IN_PLACE)
+            self_copy(s, data, sendcount, sendtype, recvbuf, recvcount, recvtype, rank);
+    } else if (m == 1) {
+        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, mod(v - mask + root, size));
+        return;
+    } else {
+        void *tmp = scratch(s, (MPI_Count)m * recvcount, recvtype);
+        add(s, TDM_OP_RECV, tmp, (MPI_Count)m * recvcount, recvtype, mod(v - mask + root, size));
+        tdm_schedule_round(s);
+        local(s, TDM_OP_COPY, recvbuf, tmp, recvcount, recvtype, MPI_OP_NULL);
+        data = tmp, unit = recvcount, type = recvtype;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < size) {
+            int child = mask < size - v - mask ? mask : size - v - mask;
+            add(s, TDM_OP_SEND, block(data, mask, unit, type), (MPI_Count)child * unit, type,
+                mod(v + mask + root, size));
+        }
+}
+
+/* Binomial gather: the reverse of the scatter above. */
+static void gather_binomial(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                            MPI_Datatype recvtype, int root, int rank, int size)
+{
+    int v = mod(rank - root, size), mask, m = subtree(v, size, &mask);
+    if (v != 0 && m == 1) {
+        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, mod(v - mask + root, size));
+        return;
+    }
+    void *data = recvbuf; /* the subtree's blocks, in relative order */
+    MPI_Count unit = recvcount;
+    MPI_Datatype type = recvtype;
+    if (v != 0) {
+        data = scratch(s, (MPI_Count)m * sendcount, sendtype), unit = sendcount, type = sendtype;
+        local(s, TDM_OP_COPY, data, sendbuf, sendcount, sendtype, MPI_OP_NULL);
+    } else {
+        if (root != 0)
+            data = scratch(s, (MPI_Count)size * recvcount, recvtype);
+        if (sendbuf != MPI_IN_PLACE)
+            self_copy(s, sendbuf, sendcount, sendtype, block(recvbuf, root, recvcount, recvtype),
+                      recvcount, recvtype, rank);
+    }
+    for (int c = 1; c < mask && v + c < size; c <<= 1) {
+        int child = c < size - v - c ? c : size - v - c;
+        add(s, TDM_OP_RECV, block(data, c, unit, type), (MPI_Count)child * unit, type,
+            mod(v + c + root, size));
+    }
+    tdm_schedule_round(s);
+    if (v != 0) {
+        add(s, TDM_OP_SEND, data, (MPI_Count)m * unit, type, mod(v - mask + root, size));
+    } else if (root != 0) { /* relative block w is rank w + root's */
+        local(s, TDM_OP_COPY, block(recvbuf, root + 1, recvcount, recvtype),
+              block(data, 1, recvcount, recvtype), (MPI_Count)(size - root - 1) * recvcount,
+              recvtype, MPI_OP_NULL);
+        local(s, TDM_OP_COPY, recvbuf, block(data, size - root, recvcount, recvtype),
+              (MPI_Count)root * recvcount, recvtype, MPI_OP_NULL);
+    }
+}
+
+/* Flat trees: the root sends (receives) every rank's block at once; b[i] is
+   rank i's block in the root's buffer. */
+static void scatter_flat(tdm_schedule *s, const void *sendbuf, const tdm_span *b,
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, int rank, int size)
+{
+    if (rank != root) {
+        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, root);
+        return;
+    }
+    for (int i = 0; i < size; i++)
+        if (i != rank)
+            add(s, TDM_OP_SEND, at(sendbuf, b[i].offset), b[i].count, sendtype, i);
+    if (recvbuf != MPI_IN_PLACE)
+        self_copy(s, at(sendbuf, b[rank].offset), b[rank].count, sendtype, recvbuf, recvcount,
+                  recvtype, rank);
+}
+
+static void gather_flat(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, const tdm_span *b,
+                        MPI_Datatype recvtype, int root, int rank, int size)
+{
+    if (rank != root) {
+        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, root);
+        return;
+    }
+    for (int i = 0; i < size; i++)
+        if (i != rank)
+            add(s, TDM_OP_RECV, at(recvbuf, b[i].offset), b[i].count, recvtype, i);
+    if (sendbuf != MPI_IN_PLACE)
+        self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
+                  recvtype, rank);
+}
+
+/* Blocks of 'count' elements of 'type', one per rank, one after the other. */
+static tdm_span *uniform(tdm_schedule *s, MPI_Count count, MPI_Datatype type, int n)
+{
+    tdm_span *b = spans(s, n);
+    for (int i = 0; b && i < n; i++)
+        b[i] = (tdm_span){count, i * count * extent_of(type)};
+    return b;
+}
+
+/* The blocks of a v form: counts[i] elements at displs[i] x the extent (NULL
+   at a rank where they are not significant). */
+static tdm_span *vector(tdm_schedule *s, const int counts[], const int displs[], MPI_Datatype type,
+                        int n)
+{
+    tdm_span *b = spans(s, n);
+    for (int i = 0; b && counts && i < n; i++)
+        b[i] = (tdm_span){counts[i], (MPI_Aint)displs[i] * extent_of(type)};
+    return b;
+}
+
+tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                               tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? uniform(s, sendcount, sendtype, size) : NULL;
+    if (b && alg == TDM_ALG_BINOMIAL)
+        scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
+                         size);
+    else if (b)
+        scatter_flat(s, sendbuf, b, sendtype, recvbuf, recvcount, recvtype, root, rank, size);
+    return built(s);
+}
+
+tdm_schedule *tdm_coll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? vector(s, rank == root ? sendcounts : NULL, displs, sendtype, size) : NULL;
+    if (b)
+        scatter_flat(s, sendbuf, b, sendtype, recvbuf, recvcount, recvtype, root, rank, size);
+    return built(s);
+}
+
+tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
+    if (b && alg == TDM_ALG_BINOMIAL)
+        gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
+                        size);
+    else if (b)
+        gather_flat(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, root, rank, size);
+    return built(s);
+}
+
+tdm_schedule *tdm_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? vector(s, rank == root ? recvcounts : NULL, displs, recvtype, size) : NULL;
+    if (b)
+        gather_flat(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, root, rank, size);
+    return built(s);
+}
+
+/* -------------------------------------------------------------- allgather */
+
+tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
+    if (b)
+        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg, rank, size);
+    return built(s);
+}
+
+tdm_schedule *tdm_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? vector(s, recvcounts, displs, recvtype, size) : NULL;
+    if (b)
+        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg, rank, size);
+    return built(s);
+}
+
+/* --------------------------------------------------------------- alltoall */
+
+/* One message per pair of ranks: out[i] goes to rank i, in[i] comes from it;
+   pairwise: in step k, to rank + k and from rank - k; linear: every step at
+   once. */
+static void alltoall_parts(tdm_schedule *s, const tdm_part *out, const tdm_part *in,
+                           tdm_coll_alg alg, int rank, int size)
+{
+    for (int k = 0; k < size; k++) {
+        int to = mod(rank + k, size), from = mod(rank - k, size);
+        if (k > 0 && alg != TDM_ALG_LINEAR)
+            tdm_schedule_round(s);
+        add(s, TDM_OP_SEND, out[to].buf, out[to].count, out[to].type, to);
+        add(s, TDM_OP_RECV, in[from].buf, in[from].count, in[from].type, from);
+    }
+}
+
+static tdm_part *parts(tdm_schedule *s, int n)
+{
+    return tdm_schedule_scratch(s, sizeof(tdm_part) * (size_t)n);
+}
+
+tdm_schedule *tdm_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_part *out = s ? parts(s, size) : NULL, *in = s ? parts(s, size) : NULL;
+    if (!out || !in)
+        return built(s);
+    if (sendbuf == MPI_IN_PLACE) { /* send from a copy of what recvbuf holds */
+        void *copy = scratch(s, (MPI_Count)size * recvcount, recvtype);
+        local(s, TDM_OP_COPY, copy, recvbuf, (MPI_Count)size * recvcount, recvtype, MPI_OP_NULL);
+        sendbuf = copy, sendcount = recvcount, sendtype = recvtype;
+    }
+    for (int i = 0; i < size; i++) {
+        out[i] = (tdm_part){block(sendbuf, i, sendcount, sendtype), sendcount, sendtype};
+        in[i] = (tdm_part){block(recvbuf, i, recvcount, recvtype), recvcount, recvtype};
+    }
+    alltoall_parts(s, out, in, alg, rank, size);
+    return built(s);
+}
+
+tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf,
+                                 const int recvcounts[], const int rdispls[],
+                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
+                                 MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_part *out = s ? parts(s, size) : NULL, *in = s ? parts(s, size) : NULL;
+    if (!out || !in)
+        return built(s);
+    for (int i = 0; i < size; i++) {
+        /* the w form: a type per rank, displacements in bytes */
+        MPI_Datatype st = sendtypes[w_form ? i : 0], rt = recvtypes[w_form ? i : 0];
+        MPI_Aint so = w_form ? 1 : extent_of(st), ro = w_form ? 1 : extent_of(rt);
+        out[i] = (tdm_part){at(sendbuf, sdispls[i] * so), sendcounts[i], st};
+        in[i] = (tdm_part){at(recvbuf, rdispls[i] * ro), recvcounts[i], rt};
+    }
+    alltoall_parts(s, out, in, alg, rank, size);
+    return built(s);
+}
+
+/* ------------------------------------------------------------- reductions */
 
 /* Binomial tree towards the root: each rank combines what its children send,
    then sends the result to its parent. */
-static int ireduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                   MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
     int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
+    tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
-        return -1;
+        return NULL;
     void *acc = rank == root ? recvbuf : scratch(s, count, type);
     void *tmp = scratch(s, count, type);
     if (!(rank == root && sendbuf == MPI_IN_PLACE))
         local(s, TDM_OP_COPY, acc, sendbuf, count, type, op);
-    int v = (rank - root + size) % size;
+    int v = mod(rank - root, size);
     for (int mask = 1; mask < size; mask <<= 1) {
         tdm_schedule_round(s);
         if (v & mask) {
-            add(s, TDM_OP_SEND, acc, count, type, (v - mask + root) % size);
+            add(s, TDM_OP_SEND, acc, count, type, mod(v - mask + root, size));
             break;
         }
         if (v + mask < size) {
-            add(s, TDM_OP_RECV, tmp, count, type, (v + mask + root) % size);
+            add(s, TDM_OP_RECV, tmp, count, type, mod(v + mask + root, size));
             tdm_schedule_round(s);
             local(s, TDM_OP_REDUCE, acc, tmp, count, type, op);
         }
     }
-    return tdm_schedule_start(s, request);
+    return built(s);
 }
 
-/* ------------------------------------------ gather, scatter, all-to-all */
-
-/* Flat trees: the root receives from (or sends to) every rank at once. */
-static int igather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request *request)
+/* Recursive doubling over the largest power of two p <= n: the first 2(n-p)
+   ranks pair up first (the even one hands its data to the odd one and waits
+   for the result at the end). */
+static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                               MPI_Op op, int rank, int size)
 {
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    if (rank != root) {
-        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, root);
-        return tdm_schedule_start(s, request);
-    }
-    for (int i = 0; i < size; i++)
-        if (i != rank)
-            add(s, TDM_OP_RECV, block(recvbuf, i, recvcount, recvtype), recvcount, recvtype, i);
-    if (sendbuf != MPI_IN_PLACE) { /* the root's own block, through itself */
-        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
-        add(s, TDM_OP_RECV, block(recvbuf, rank, recvcount, recvtype), recvcount, recvtype, rank);
-    }
-    return tdm_schedule_start(s, request);
-}
-
-static int iscatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                    MPI_Request *request)
-{
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    if (rank != root) {
-        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, root);
-        return tdm_schedule_start(s, request);
-    }
-    for (int i = 0; i < size; i++)
-        if (i != rank)
-            add(s, TDM_OP_SEND, block(sendbuf, i, sendcount, sendtype), sendcount, sendtype, i);
-    if (recvbuf != MPI_IN_PLACE) {
-        add(s, TDM_OP_SEND, block(sendbuf, rank, sendcount, sendtype), sendcount, sendtype, rank);
-        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, rank);
-    }
-    return tdm_schedule_start(s, request);
-}
-
-/* Ring: in round k every rank passes on the block it received in round k-1. */
-static int iallgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    if (sendbuf != MPI_IN_PLACE) {
-        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
-        add(s, TDM_OP_RECV, block(recvbuf, rank, recvcount, recvtype), recvcount, recvtype, rank);
-    }
-    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    for (int k = 0; k < size - 1; k++) {
-        int out = (rank - k + size) % size, in = (rank - k - 1 + size) % size;
+    void *tmp = scratch(s, count, type);
+    int pof2 = 1;
+    while (pof2 * 2 <= size)
+        pof2 *= 2;
+    int rem = size - pof2, newrank = rank - rem;
+    if (rank < 2 * rem) {
         tdm_schedule_round(s);
-        add(s, TDM_OP_SEND, block(recvbuf, out, recvcount, recvtype), recvcount, recvtype, right);
-        add(s, TDM_OP_RECV, block(recvbuf, in, recvcount, recvtype), recvcount, recvtype, left);
+        newrank = rank % 2 ? rank / 2 : -1;
+        add(s, rank % 2 ? TDM_OP_RECV : TDM_OP_SEND, rank % 2 ? tmp : recvbuf, count, type,
+            rank % 2 ? rank - 1 : rank + 1);
+        if (rank % 2) {
+            tdm_schedule_round(s);
+            local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
+        }
     }
-    return tdm_schedule_start(s, request);
+    for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
+        int partner = newrank ^ mask;
+        partner = partner < rem ? partner * 2 + 1 : partner + rem;
+        tdm_schedule_round(s);
+        add(s, TDM_OP_SEND, recvbuf, count, type, partner);
+        add(s, TDM_OP_RECV, tmp, count, type, partner);
+        tdm_schedule_round(s);
+        local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
+    }
+    if (rank < 2 * rem) {
+        tdm_schedule_round(s);
+        add(s, rank % 2 ? TDM_OP_SEND : TDM_OP_RECV, recvbuf, count, type,
+            rank % 2 ? rank - 1 : rank + 1);
+    }
 }
 
-/* Pairwise exchange: in round k, send to rank + k and receive from rank - k. */
-static int ialltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
+/* Pairwise reduce-scatter: in step k, send 'input''s block rank + k to that
+   rank and combine into 'acc' (rank's own block) what rank - k sends. */
+static void reduce_scatter_pairwise(tdm_schedule *s, const void *input, void *acc,
+                                    const tdm_span *b, MPI_Datatype type, MPI_Op op, int rank,
+                                    int size)
+{
+    void *tmp = scratch(s, largest(b, size), type);
+    if (acc != at(input, b[rank].offset))
+        local(s, TDM_OP_COPY, acc, at(input, b[rank].offset), b[rank].count, type, op);
+    for (int k = 1; k < size; k++) {
+        int to = mod(rank + k, size);
+        tdm_schedule_round(s);
+        if (k > 1)
+            local(s, TDM_OP_REDUCE, acc, tmp, b[rank].count, type, op);
+        add(s, TDM_OP_SEND, at(input, b[to].offset), b[to].count, type, to);
+        add(s, TDM_OP_RECV, tmp, b[rank].count, type, mod(rank - k, size));
+    }
+    if (size > 1) {
+        tdm_schedule_round(s);
+        local(s, TDM_OP_REDUCE, acc, tmp, b[rank].count, type, op);
+    }
+}
+
+/* Ring reduce-scatter in place in 'work': in step k, send block rank-1-k to
+   the right and combine block rank-2-k from the left; after n-1 steps block
+   'rank' holds every rank's contribution. */
+static void reduce_scatter_ring(tdm_schedule *s, void *work, const tdm_span *b, MPI_Datatype type,
+                                MPI_Op op, int rank, int size)
+{
+    void *tmp = scratch(s, largest(b, size), type);
+    for (int k = 0; k < size - 1; k++) {
+        const tdm_span *out = &b[mod(rank - 1 - k, size)]; /* received in step k - 1 */
+        tdm_schedule_round(s);
+        if (k > 0)
+            local(s, TDM_OP_REDUCE, at(work, out->offset), tmp, out->count, type, op);
+        add(s, TDM_OP_SEND, at(work, out->offset), out->count, type, mod(rank + 1, size));
+        add(s, TDM_OP_RECV, tmp, b[mod(rank - 2 - k, size)].count, type, mod(rank - 1, size));
+    }
+    if (size > 1) {
+        tdm_schedule_round(s);
+        local(s, TDM_OP_REDUCE, at(work, b[rank].offset), tmp, b[rank].count, type, op);
+    }
+}
+
+tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                 MPI_Datatype type, MPI_Op op, tdm_coll_alg alg,
+                                 tdm_coll_alg allgather_alg, MPI_Comm comm)
 {
     int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
+    tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
-        return -1;
-    for (int k = 0; k < size; k++) {
-        int to = (rank + k) % size, from = (rank - k + size) % size;
-        if (k > 0)
-            tdm_schedule_round(s);
-        add(s, TDM_OP_SEND, block(sendbuf, to, sendcount, sendtype), sendcount, sendtype, to);
-        add(s, TDM_OP_RECV, block(recvbuf, from, recvcount, recvtype), recvcount, recvtype, from);
+        return NULL;
+    if (sendbuf != MPI_IN_PLACE)
+        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
+    tdm_span *b = alg == TDM_ALG_RECURSIVE_DOUBLING ? NULL : split(s, count, size, type);
+    if (!b) {
+        allreduce_doubling(s, recvbuf, count, type, op, rank, size);
+    } else if (alg == TDM_ALG_RING) {
+        reduce_scatter_ring(s, recvbuf, b, type, op, rank, size);
+        allgather_blocks(s, recvbuf, b, type, 0, TDM_ALG_RING, rank, size);
+    } else {
+        reduce_scatter_pairwise(s, recvbuf, at(recvbuf, b[rank].offset), b, type, op, rank, size);
+        allgather_blocks(s, recvbuf, b, type, 0, allgather_alg, rank, size);
     }
-    return tdm_schedule_start(s, request);
+    return built(s);
 }
 
-/* ----------------------------------------------------- prefix reductions */
+tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                      MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
+                                      tdm_coll_alg alg, MPI_Comm comm)
+{
+    int size, rank;
+    tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_span *b = s ? spans(s, size) : NULL;
+    if (!b)
+        return built(s);
+    MPI_Count total = 0;
+    for (int i = 0; i < size; i++) {
+        b[i] = (tdm_span){recvcounts ? recvcounts[i] : recvcount, total * extent_of(type)};
+        total += b[i].count;
+    }
+    const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (alg == TDM_ALG_RING) {
+        void *work = scratch(s, total, type);
+        local(s, TDM_OP_COPY, work, input, total, type, op);
+        reduce_scatter_ring(s, work, b, type, op, rank, size);
+        tdm_schedule_round(s);
+        local(s, TDM_OP_COPY, recvbuf, at(work, b[rank].offset), b[rank].count, type, op);
+    } else if (sendbuf == MPI_IN_PLACE) { /* recvbuf is read until the end */
+        void *acc = scratch(s, b[rank].count, type);
+        reduce_scatter_pairwise(s, input, acc, b, type, op, rank, size);
+        tdm_schedule_round(s);
+        local(s, TDM_OP_COPY, recvbuf, acc, b[rank].count, type, op);
+    } else {
+        reduce_scatter_pairwise(s, input, recvbuf, b, type, op, rank, size);
+    }
+    return built(s);
+}
+
+/* ------------------------------------------------------ prefix reductions */
 
 /* A chain: rank i combines what rank i-1 passes with its own data, in rank
    order (recvbuf = received op own), so any operation works. */
-static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                 MPI_Comm comm, MPI_Request *request, int exclusive)
+tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                            MPI_Op op, int exclusive, MPI_Comm comm)
 {
     int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
+    tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
-        return -1;
+        return NULL;
     void *out = recvbuf; /* what goes on to rank + 1 */
     if (!exclusive) {
         local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
@@ -367,293 +717,5 @@ static int iscan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     }
     if (rank < size - 1)
         add(s, TDM_OP_SEND, out, count, type, rank + 1);
-    return tdm_schedule_start(s, request);
+    return built(s);
 }
-
-/* -------------------------------------------------- vector gather, scatter */
-
-static int igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    if (rank != root) {
-        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, root);
-        return tdm_schedule_start(s, request);
-    }
-    for (int i = 0; i < size; i++)
-        if (i != rank || sendbuf != MPI_IN_PLACE)
-            add(s, TDM_OP_RECV, block(recvbuf, displs[i], 1, recvtype), recvcounts[i], recvtype, i);
-    if (sendbuf != MPI_IN_PLACE)
-        add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
-    return tdm_schedule_start(s, request);
-}
-
-static int iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     int root, MPI_Comm comm, MPI_Request *request)
-{
-    int size, rank;
-    PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-    tdm_schedule *s = tdm_schedule_new(comm);
-    if (!s)
-        return -1;
-    if (rank != root) {
-        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, root);
-        return tdm_schedule_start(s, request);
-    }
-    for (int i = 0; i < size; i++)
-        if (i != rank || recvbuf != MPI_IN_PLACE)
-            add(s, TDM_OP_SEND, block(sendbuf, displs[i], 1, sendtype), sendcounts[i], sendtype, i);
-    if (recvbuf != MPI_IN_PLACE)
-        add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, rank);
-    return tdm_schedule_start(s, request);
-}
-
-/* ---------------------------------------------------------------- hooks */
-
-/* Whether this rank's significant arguments are ones the MPI would accept
-   (else the call goes to the MPI, which raises the error). */
-static int rank_of(MPI_Comm comm)
-{
-    int rank = -1;
-    PMPI_Comm_rank(comm, &rank);
-    return rank;
-}
-
-static int valid_rooted(MPI_Comm comm, int root, MPI_Count mycount, MPI_Datatype mytype,
-                        MPI_Count rootcount, MPI_Datatype roottype)
-{
-    int size;
-    if (!valid(comm, mycount, mytype, 0, &size) || root < 0 || root >= size)
-        return 0;
-    return rank_of(comm) != root || valid(comm, rootcount, roottype, 0, &size);
-}
-
-int tdm_hook_Iallreduce(int lang, const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || !valid(comm, count, datatype, 0, &size) || !commutative(op) ||
-        (rc = iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request)) < 0)
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc;
-}
-
-int tdm_hook_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || !valid(comm, count, datatype, root, &size) || !commutative(op) ||
-        (rc = ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request)) < 0)
-        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return rc;
-}
-
-int tdm_hook_Igather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                     MPI_Request *request)
-{
-    (void)lang;
-    int rc, in_place = sendbuf == MPI_IN_PLACE;
-    if (!tdm_coll_on ||
-        !valid_rooted(comm, root, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype,
-                      recvcount, recvtype) ||
-        (rc = igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                      request)) < 0)
-        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            request);
-    return rc;
-}
-
-int tdm_hook_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                      MPI_Request *request)
-{
-    (void)lang;
-    int rc, in_place = recvbuf == MPI_IN_PLACE;
-    if (!tdm_coll_on ||
-        !valid_rooted(comm, root, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype,
-                      sendcount, sendtype) ||
-        (rc = iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                       request)) < 0)
-        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                             request);
-    return rc;
-}
-
-int tdm_hook_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request *request)
-{
-    (void)lang;
-    int size, rc, in_place = sendbuf == MPI_IN_PLACE;
-    if (!tdm_coll_on ||
-        !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        !valid(comm, recvcount, recvtype, 0, &size) ||
-        (rc = iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                         request)) < 0)
-        return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                               request);
-    return rc;
-}
-
-int tdm_hook_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || sendbuf == MPI_IN_PLACE || !valid(comm, sendcount, sendtype, 0, &size) ||
-        !valid(comm, recvcount, recvtype, 0, &size) ||
-        (rc = ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        request)) < 0)
-        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              request);
-    return rc;
-}
-
-int tdm_hook_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL ||
-        !valid(comm, count, datatype, 0, &size) ||
-        (rc = iscan(sendbuf, recvbuf, count, datatype, op, comm, request, 0)) < 0)
-        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc;
-}
-
-int tdm_hook_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc;
-    if (!tdm_coll_on || sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL ||
-        !valid(comm, count, datatype, 0, &size) ||
-        (rc = iscan(sendbuf, recvbuf, count, datatype, op, comm, request, 1)) < 0)
-        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc;
-}
-
-/* The vector forms: this rank's significant counts must be valid (the root
-   checks every peer's). */
-static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], MPI_Datatype type)
-{
-    int size;
-    if (!counts || !displs || !valid(comm, 0, type, 0, &size))
-        return 0;
-    for (int i = 0; i < size; i++)
-        if (counts[i] < 0)
-            return 0;
-    return 1;
-}
-
-int tdm_hook_Igatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, const int recvcounts[], const int displs[],
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc, in_place = sendbuf == MPI_IN_PLACE;
-    if (!tdm_coll_on || !valid(comm, 0, MPI_BYTE, root, &size) ||
-        !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        (rank_of(comm) == root && !valid_counts(comm, recvcounts, displs, recvtype)) ||
-        (rc = igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                       comm, request)) < 0)
-        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             root, comm, request);
-    return rc;
-}
-
-int tdm_hook_Iscatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[],
-                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                       int root, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    int size, rc, in_place = recvbuf == MPI_IN_PLACE;
-    if (!tdm_coll_on || !valid(comm, 0, MPI_BYTE, root, &size) ||
-        !valid(comm, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype, 0, &size) ||
-        (rank_of(comm) == root && !valid_counts(comm, sendcounts, displs, sendtype)) ||
-        (rc = iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, request)) < 0)
-        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                              root, comm, request);
-    return rc;
-}
-
-#if MPI_VERSION >= 4
-/* The large-count forms stay with the MPI library for now. */
-int tdm_hook_Iscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
-                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
-int tdm_hook_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
-int tdm_hook_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
-int tdm_hook_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                       MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-}
-
-int tdm_hook_Igather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                          request);
-}
-
-int tdm_hook_Iscatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                        MPI_Comm comm, MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                           request);
-}
-
-int tdm_hook_Iallgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                          MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             request);
-}
-
-int tdm_hook_Ialltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    (void)lang;
-    return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                            request);
-}
-#endif

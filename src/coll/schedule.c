@@ -3,6 +3,7 @@
  * schedule, and the progress thread's poll.
  */
 #include "coll/schedule.h"
+#include "coll/select.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include "monitor/monitor.h"
 
 int tdm_coll_on;
+int tdm_coll_blocking_on;
 static atomic_long started;
 
 /* ------------------------------------------------- communicator state */
@@ -118,8 +120,7 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm)
     PMPI_Comm_rank(c->dup, &s->rank);
     PMPI_Comm_size(c->dup, &s->size);
     if (tdm_schedule_round(s) != 0) {
-        release(&s->base);
-        free(s);
+        tdm_schedule_discard(s);
         return NULL;
     }
     return s;
@@ -247,9 +248,22 @@ static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static tdm_schedule *queued;
 static tdm_schedule *active;
 
-int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
+int tdm_schedule_failed(const tdm_schedule *s)
 {
-    int most = 0, rc;
+    return s->failed;
+}
+
+void tdm_schedule_discard(tdm_schedule *s)
+{
+    release(&s->base);
+    free(s);
+}
+
+/* Make 's' ready to run: room for its requests, a sequence number and its
+   tag. On failure (an MPI code) 's' is discarded. */
+static int prepare(tdm_schedule *s)
+{
+    int most = 0;
     for (int r = 0; r < s->nrounds; r++) {
         int n = s->round_end[r] - (r ? s->round_end[r - 1] : 0);
         most = n > most ? n : most;
@@ -257,8 +271,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     s->requests = malloc(sizeof(MPI_Request) * (size_t)(most + 1));
     s->statuses = malloc(sizeof(MPI_Status) * (size_t)(most + 1));
     if (s->failed || !s->requests || !s->statuses) {
-        release(&s->base);
-        free(s);
+        tdm_schedule_discard(s);
         return MPI_ERR_NO_MEM;
     }
     if (atomic_fetch_add_explicit(&s->comm->in_flight, 1, memory_order_relaxed) >=
@@ -267,21 +280,43 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
         tdm_log_warn("more than %d collectives in flight on one communicator: their tags "
                      "would collide; complete some first",
                      TDM_COLL_TAGS - 1);
-        release(&s->base);
-        free(s);
+        tdm_schedule_discard(s);
         return MPI_ERR_OTHER;
     }
     unsigned long long sequence =
         atomic_fetch_add_explicit(&s->comm->sequence, 1, memory_order_relaxed);
     s->tag = (int)(sequence % TDM_COLL_TAGS);
+    s->round = 0;
+    atomic_fetch_add_explicit(&started, 1, memory_order_relaxed);
+    return MPI_SUCCESS;
+}
+
+int tdm_schedule_run(tdm_schedule *s)
+{
+    int rc = prepare(s);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (s->round = 0; s->round < s->nrounds && rc == MPI_SUCCESS; s->round++) {
+        rc = start_round(s);
+        if (rc == MPI_SUCCESS && s->nrequests)
+            rc = PMPI_Waitall(s->nrequests, s->requests, s->statuses);
+    }
+    atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+    tdm_schedule_discard(s);
+    return rc;
+}
+
+int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
+{
+    int rc = prepare(s);
+    if (rc != MPI_SUCCESS)
+        return rc;
     s->base.counted = 1;
     if ((rc = tdm_proxy_start(&s->base, request)) != MPI_SUCCESS) {
         atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
         return rc; /* the proxy, and with it the schedule, is freed */
     }
-    atomic_fetch_add_explicit(&started, 1, memory_order_relaxed);
     tdm_request_work_begin();
-    s->round = 0;
     rc = start_round(s);
     if (rc != MPI_SUCCESS) {
         finish(s, rc);
@@ -325,18 +360,33 @@ long tdm_coll_started(void)
     return atomic_load(&started);
 }
 
+/* Tuning file warnings: rank 0 says them. */
+static void tuning_warning(void *context, const char *message)
+{
+    (void)context;
+    if (tdm_world_rank == 0)
+        tdm_log_warn("%s", message);
+}
+
 void tdm_coll_init(void)
 {
-    if (TDM_CONFIG_NUMBER(COLL) == 0)
-        return;
-    if (!tdm_progress_running) {
+    int nonblocking = TDM_CONFIG_NUMBER(COLL) != 0;
+    tdm_coll_blocking_on = 0;
+    if (nonblocking && !tdm_progress_running) {
         if (tdm_world_rank == 0)
             tdm_log_warn("TANDEM_COLL=tandem needs the progress thread (TANDEM_PROGRESS=drive "
-                         "or proxy); the collectives stay with the MPI library");
-        return;
+                         "or proxy); the nonblocking collectives stay with the MPI library");
+        nonblocking = 0;
     }
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &keyval, NULL) ==
-        MPI_SUCCESS) {
+    if (!nonblocking && TDM_CONFIG_NUMBER(COLL_BLOCKING) == 0)
+        return;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &keyval, NULL) != MPI_SUCCESS)
+        return;
+    const char *tuning = tdm_config[TDM_CFG_COLL_TUNING].text;
+    if (tuning && *tuning)
+        tdm_coll_tuning_load(tuning, tuning_warning, NULL);
+    tdm_coll_blocking_on = TDM_CONFIG_NUMBER(COLL_BLOCKING) != 0;
+    if (nonblocking) {
         tdm_progress_extra_poll = tdm_coll_poll;
         tdm_coll_on = 1;
     }
@@ -345,6 +395,8 @@ void tdm_coll_init(void)
 void tdm_coll_stop(void)
 {
     tdm_coll_on = 0;
+    tdm_coll_blocking_on = 0;
+    tdm_coll_tuning_clear();
     stopped = 1;
     pthread_mutex_lock(&comms_lock);
     while (comms) {

@@ -52,6 +52,14 @@ int tdm_schedule_round(tdm_schedule *s);
 /* Memory the schedule frees when it ends (scratch buffers). */
 void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes);
 
+/* Whether building 's' ran out of memory; discard it then (frees it). */
+int tdm_schedule_failed(const tdm_schedule *s);
+void tdm_schedule_discard(tdm_schedule *s);
+
+/* Run the schedule to its end on the calling thread (a blocking
+   collective). Consumes 's'. Returns an MPI code. */
+int tdm_schedule_run(tdm_schedule *s);
+
 /* Start the schedule: its first round now, the rest in the background; *request
    becomes the generalized request the application completes. Consumes 's'.
    Returns an MPI code. */
@@ -61,10 +69,13 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request);
    are (0: none). */
 int tdm_coll_poll(void);
 
-/* Nonzero when TANDEM_COLL=tandem is in force (set in MPI_Init). */
+/* Nonzero when TANDEM_COLL=tandem (tdm_coll_on) and TANDEM_COLL_BLOCKING=tandem
+   (tdm_coll_blocking_on) are in force (set in MPI_Init). */
 extern int tdm_coll_on;
+extern int tdm_coll_blocking_on;
 
-/* MPI_Init: read TANDEM_COLL (the progress thread must run for it). */
+/* MPI_Init: read TANDEM_COLL (the progress thread must run for it),
+   TANDEM_COLL_BLOCKING and the tuning file. */
 void tdm_coll_init(void);
 
 /* Before PMPI_Finalize: free the private communicators. */

@@ -68,6 +68,11 @@ static int parse_number(const char *text, int with_suffix, long long *out)
     return 0;
 }
 
+int tdm_config_parse_size(const char *text, long long *out)
+{
+    return parse_number(text, 1, out);
+}
+
 /* Index of 'text' among the '|'-separated choices, or -1. */
 static int choice_index(const char *choices, const char *text)
 {

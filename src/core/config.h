@@ -55,6 +55,10 @@ void tdm_config_format(const tdm_config_spec *spec, const tdm_config_value *valu
 /* Describe what a variable accepts, e.g. "an integer from 0 to 2". */
 void tdm_config_accepted(const tdm_config_spec *spec, char *buf, size_t size);
 
+/* Parse a byte count as a SIZE variable takes it ("4096", "64k", "1m").
+   Returns 0 on success. */
+int tdm_config_parse_size(const char *text, long long *out);
+
 /* Tandem's own table, in config_table.h order. */
 enum {
 #define TDM_CONFIG(id, name, type, def, min, max, choices, desc) TDM_CFG_##id,

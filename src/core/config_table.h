@@ -56,7 +56,34 @@ TDM_CONFIG(MONITOR_OUTPUT, "TANDEM_MONITOR_OUTPUT", STRING, "", 0, 0, NULL,
 TDM_CONFIG(COLL, "TANDEM_COLL", ENUM, "native", 0, 0, "native|tandem",
            "Who runs the nonblocking collectives: native (the MPI library, progressed by "
            "the progress thread like any request) or tandem (Tandem's own schedules, moved "
-           "by the progress thread; needs TANDEM_PROGRESS=drive or proxy). So far Tandem "
-           "runs MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce (commutative "
-           "operations), MPI_Iscan, MPI_Iexscan, MPI_Igather(v), MPI_Iscatter(v), "
-           "MPI_Iallgather and MPI_Ialltoall; the others stay native.")
+           "by the progress thread; needs TANDEM_PROGRESS=drive or proxy). Tandem runs every "
+           "MPI_I* collective on intra-communicators except reductions with non-commutative "
+           "operations (MPI_Iscan and MPI_Iexscan take any operation); the rest stay native.")
+TDM_CONFIG(COLL_BLOCKING, "TANDEM_COLL_BLOCKING", ENUM, "native", 0, 0, "native|tandem",
+           "Who runs the blocking collectives (MPI_Bcast, MPI_Allreduce, ...): native, or "
+           "tandem (the same schedules as the nonblocking ones, run by the calling thread; "
+           "monitoring then records their messages as coll_internal).")
+TDM_CONFIG(COLL_BCAST, "TANDEM_COLL_BCAST", ENUM, "auto", 0, 0,
+           "auto|binomial|flat|scatter_allgather",
+           "Algorithm of Tandem's (i)bcast; auto chooses by size (docs/COLLECTIVES.md).")
+TDM_CONFIG(COLL_SCATTER, "TANDEM_COLL_SCATTER", ENUM, "auto", 0, 0, "auto|binomial|flat",
+           "Algorithm of Tandem's (i)scatter (the v form is always flat).")
+TDM_CONFIG(COLL_GATHER, "TANDEM_COLL_GATHER", ENUM, "auto", 0, 0, "auto|binomial|flat",
+           "Algorithm of Tandem's (i)gather (the v form is always flat).")
+TDM_CONFIG(COLL_ALLGATHER, "TANDEM_COLL_ALLGATHER", ENUM, "auto", 0, 0,
+           "auto|ring|recursive_doubling",
+           "Algorithm of Tandem's (i)allgather and (i)allgatherv; recursive_doubling needs a "
+           "power-of-two number of ranks (else ring runs).")
+TDM_CONFIG(COLL_ALLTOALL, "TANDEM_COLL_ALLTOALL", ENUM, "auto", 0, 0, "auto|pairwise|linear",
+           "Algorithm of Tandem's (i)alltoall, (i)alltoallv and (i)alltoallw.")
+TDM_CONFIG(COLL_ALLREDUCE, "TANDEM_COLL_ALLREDUCE", ENUM, "auto", 0, 0,
+           "auto|recursive_doubling|reduce_scatter_allgather|ring",
+           "Algorithm of Tandem's (i)allreduce.")
+TDM_CONFIG(COLL_REDUCE_SCATTER, "TANDEM_COLL_REDUCE_SCATTER", ENUM, "auto", 0, 0,
+           "auto|pairwise|ring",
+           "Algorithm of Tandem's (i)reduce_scatter and (i)reduce_scatter_block.")
+TDM_CONFIG(COLL_TUNING, "TANDEM_COLL_TUNING", STRING, "", 0, 0, NULL,
+           "A tuning file: lines 'COLLECTIVE ALGORITHM [bytes=LO-HI] [ranks=LO-HI]' that choose "
+           "the algorithm by size and number of ranks, first match first (docs/COLLECTIVES.md); "
+           "a TANDEM_COLL_<COLLECTIVE> other than auto overrides it. Every rank must read the "
+           "same file.")

@@ -1022,7 +1022,7 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
     TDM_TRACE_CALL("MPI_Barrier", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Barrier(comm);
-    return PMPI_Barrier(comm);
+    return tdm_hook_Barrier(lang, comm);
 }
 
 static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -1032,7 +1032,7 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
     TDM_TRACE_CALL("MPI_Bcast", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast(buffer, count, datatype, root, comm);
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
+    return tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1043,7 +1043,7 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast_c(buffer, count, datatype, root, comm);
-    return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+    return tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
 }
 
 #endif
@@ -1054,7 +1054,7 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
     TDM_TRACE_CALL("MPI_Gather", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1065,7 +1065,7 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
     TDM_TRACE_CALL("MPI_Gather_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 #endif
@@ -1076,7 +1076,7 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
     TDM_TRACE_CALL("MPI_Gatherv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    return tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -1086,7 +1086,7 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
     TDM_TRACE_CALL("MPI_Scatter", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1097,7 +1097,7 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 #endif
@@ -1108,7 +1108,7 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
     TDM_TRACE_CALL("MPI_Scatterv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    return tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -1118,7 +1118,7 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
     TDM_TRACE_CALL("MPI_Allgather", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1129,7 +1129,7 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #endif
@@ -1140,7 +1140,7 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    return tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -1150,7 +1150,7 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
     TDM_TRACE_CALL("MPI_Alltoall", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1161,7 +1161,7 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #endif
@@ -1172,7 +1172,7 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    return tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
@@ -1182,7 +1182,7 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    return tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
@@ -1192,7 +1192,7 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Reduce", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1203,7 +1203,7 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 #endif
@@ -1214,7 +1214,7 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
     TDM_TRACE_CALL("MPI_Allreduce", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1225,7 +1225,7 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #endif
@@ -1236,7 +1236,7 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1246,7 +1246,7 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1257,7 +1257,7 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 #endif
@@ -1268,7 +1268,7 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
     TDM_TRACE_CALL("MPI_Scan", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1279,7 +1279,7 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Scan_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #endif
@@ -1290,7 +1290,7 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Exscan", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -1301,7 +1301,7 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #endif
@@ -1430,7 +1430,7 @@ static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int se
     TDM_TRACE_CALL("MPI_Iallgatherv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return tdm_hook_Iallgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
 static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -1462,7 +1462,7 @@ static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const i
     TDM_TRACE_CALL("MPI_Ialltoallv", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return tdm_hook_Ialltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
 static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
@@ -1472,7 +1472,7 @@ static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const i
     TDM_TRACE_CALL("MPI_Ialltoallw", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return tdm_hook_Ialltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
 static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
@@ -1526,7 +1526,7 @@ static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, vo
     TDM_TRACE_CALL("MPI_Ireduce_scatter", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return tdm_hook_Ireduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
 
 static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
@@ -1536,7 +1536,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendb
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return tdm_hook_Ireduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
 #if MPI_VERSION >= 4
@@ -1547,7 +1547,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sen
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block_c", lang);
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return tdm_hook_Ireduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
 #endif

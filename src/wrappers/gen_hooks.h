@@ -94,6 +94,53 @@ int tdm_hook_File_iwrite_at(int lang, MPI_File fh, MPI_Offset offset, const void
 #if MPI_VERSION >= 4
 int tdm_hook_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
 #endif
+int tdm_hook_Barrier(int lang, MPI_Comm comm);
+int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Bcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+#endif
+int tdm_hook_Gather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Gather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+#endif
+int tdm_hook_Gatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int tdm_hook_Scatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Scatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+#endif
+int tdm_hook_Scatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int tdm_hook_Allgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Allgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+#endif
+int tdm_hook_Allgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int tdm_hook_Alltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Alltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+#endif
+int tdm_hook_Alltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int tdm_hook_Alltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int tdm_hook_Reduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Reduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+#endif
+int tdm_hook_Allreduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Allreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#endif
+int tdm_hook_Reduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int tdm_hook_Reduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Reduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#endif
+int tdm_hook_Scan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Scan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#endif
+int tdm_hook_Exscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Exscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+#endif
 int tdm_hook_Ibarrier(int lang, MPI_Comm comm, MPI_Request *request);
 int tdm_hook_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
@@ -113,10 +160,13 @@ int tdm_hook_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Dataty
 #if MPI_VERSION >= 4
 int tdm_hook_Iallgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 #endif
+int tdm_hook_Iallgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int tdm_hook_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Ialltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 #endif
+int tdm_hook_Ialltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int tdm_hook_Ialltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 int tdm_hook_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
@@ -124,6 +174,11 @@ int tdm_hook_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count c
 int tdm_hook_Iallreduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#endif
+int tdm_hook_Ireduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int tdm_hook_Ireduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+#if MPI_VERSION >= 4
+int tdm_hook_Ireduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #endif
 int tdm_hook_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #if MPI_VERSION >= 4

@@ -5,6 +5,8 @@
  * operations on int, double (exact values) and MPI_2INT, a user-defined
  * commutative and a non-commutative operation, MPI_IN_PLACE; MPI_Igather,
  * MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall (MPI_IN_PLACE where allowed);
+ * MPI_Iallgatherv, MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ireduce_scatter(_block);
+ * the blocking forms with a nonblocking one in flight;
  * on MPI_COMM_WORLD and on sub-communicators of odd and even ranks;
  * MPI_Ibarrier; then 1000 small collectives in flight on one communicator
  * completed in reverse order. The output (checksums) must be the MPI
@@ -272,6 +274,154 @@ static void prefixes_and_vectors(MPI_Comm comm, const char *name)
     free(scattered);
 }
 
+/* Allgatherv, alltoallv and alltoallw with uneven counts, gaps and (w) two
+   types per pair; reduce_scatter with uneven counts (one rank gets none) and
+   reduce_scatter_block; MPI_IN_PLACE where allowed; all in flight at once. */
+static void vectors_and_reduce_scatter(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t n = (size_t)size;
+    int *counts = malloc(sizeof(int) * n), *displs = malloc(sizeof(int) * n);
+    int total = 0;
+    for (int i = 0; i < size; i++) {
+        counts[i] = (i * 5 + 2) % 7; /* 2, 0, 5, 3: rank 1 has nothing */
+        /* a gap of one int between blocks; none before the first, as MPICH
+           4.0.2's allgatherv on one rank ignores the displacement */
+        displs[i] = total + (i > 0);
+        total = displs[i] + counts[i];
+    }
+    enum { K = 9 };
+    MPI_Request r[K];
+    int mine[8], *gathered[2];
+    for (int i = 0; i < 8; i++)
+        mine[i] = rank * 1000 + i;
+    for (int g = 0; g < 2; g++) {
+        gathered[g] = calloc((size_t)total + 1, sizeof(int));
+        if (g == 1) /* in place: this rank's block is already there */
+            memcpy(gathered[g] + displs[rank], mine, sizeof(int) * (size_t)counts[rank]);
+        check_mpi(MPI_Iallgatherv(g ? MPI_IN_PLACE : mine, counts[rank], MPI_INT, gathered[g],
+                                  counts, displs, MPI_INT, comm, &r[g]));
+    }
+    /* alltoallv: rank i sends (i + j) % 4 + 1 ints to rank j, with gaps */
+    int *sc = malloc(sizeof(int) * n), *sd = malloc(sizeof(int) * n);
+    int *rc = malloc(sizeof(int) * n), *rd = malloc(sizeof(int) * n), st = 0, rt = 0;
+    for (int j = 0; j < size; j++) {
+        sc[j] = (rank + j) % 4 + 1, sd[j] = st + 2, st = sd[j] + sc[j];
+        rc[j] = (j + rank) % 4 + 1, rd[j] = rt + 1, rt = rd[j] + rc[j];
+    }
+    int *vsend = malloc(sizeof(int) * (size_t)st), *vrecv = calloc((size_t)rt, sizeof(int));
+    for (int i = 0; i < st; i++)
+        vsend[i] = rank * 100 + i;
+    check_mpi(MPI_Ialltoallv(vsend, sc, sd, MPI_INT, vrecv, rc, rd, MPI_INT, comm, &r[2]));
+    /* alltoallw: to an odd-sum peer, pairs of ints as one element; bytes */
+    MPI_Datatype pair, *stypes = malloc(sizeof(MPI_Datatype) * n);
+    MPI_Datatype *rtypes = malloc(sizeof(MPI_Datatype) * n);
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int *wsc = malloc(sizeof(int) * n), *wsd = malloc(sizeof(int) * n);
+    int *wrc = malloc(sizeof(int) * n), *wrd = malloc(sizeof(int) * n);
+    for (int j = 0; j < size; j++) {
+        int odd = (rank + j) % 2;
+        stypes[j] = odd ? pair : MPI_INT, wsc[j] = odd ? 3 : 6, wsd[j] = j * 32;
+        rtypes[j] = MPI_INT, wrc[j] = 6, wrd[j] = j * 28;
+    }
+    int *wsend = malloc(32 * n), *wrecv = calloc(7 * n, sizeof(int));
+    for (int i = 0; i < 8 * size; i++)
+        wsend[i] = rank * 50 + i;
+    check_mpi(MPI_Ialltoallw(wsend, wsc, wsd, stypes, wrecv, wrc, wrd, rtypes, comm, &r[3]));
+    /* alltoall in place */
+    int *a2a = malloc(sizeof(int) * 3 * n);
+    for (int i = 0; i < 3 * size; i++)
+        a2a[i] = rank * 10 + i;
+    check_mpi(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a2a, 3, MPI_INT, comm, &r[4]));
+    /* reduce_scatter: the input has sum(counts) ints */
+    int rs_total = 0;
+    for (int i = 0; i < size; i++)
+        rs_total += counts[i];
+    int *rs_in = malloc(sizeof(int) * (size_t)(rs_total + 1));
+    int *rs_out = calloc((size_t)counts[rank] + 1, sizeof(int));
+    int *rs_inplace = malloc(sizeof(int) * (size_t)(rs_total + 1));
+    for (int i = 0; i < rs_total; i++)
+        rs_in[i] = rs_inplace[i] = (rank + 1) * (i + 3);
+    check_mpi(MPI_Ireduce_scatter(rs_in, rs_out, counts, MPI_INT, MPI_SUM, comm, &r[5]));
+    check_mpi(MPI_Ireduce_scatter(MPI_IN_PLACE, rs_inplace, counts, MPI_INT, MPI_MAX, comm, &r[6]));
+    enum { B = 1001 };
+    int *blk_in = malloc(sizeof(int) * B * n), *blk_out = calloc(B, sizeof(int));
+    double *dblk = malloc(sizeof(double) * B * n);
+    for (int i = 0; i < B * size; i++)
+        blk_in[i] = rank ^ i, dblk[i] = rank + i % 17;
+    check_mpi(MPI_Ireduce_scatter_block(blk_in, blk_out, B, MPI_INT, MPI_BXOR, comm, &r[7]));
+    check_mpi(MPI_Ireduce_scatter_block(MPI_IN_PLACE, dblk, B, MPI_DOUBLE, MPI_SUM, comm, &r[8]));
+    for (int i = K - 1; i >= 0; i--)
+        check_mpi(MPI_Wait(&r[i], MPI_STATUS_IGNORE));
+    for (int g = 0; g < 2; g++)
+        tlog("%s iallgatherv%s: %lu", name, g ? " in place" : "",
+             tsum(gathered[g], sizeof(int) * (size_t)total));
+    tlog("%s ialltoallv: %lu", name, tsum(vrecv, sizeof(int) * (size_t)rt));
+    tlog("%s ialltoallw: %lu", name, tsum(wrecv, 28 * n));
+    tlog("%s ialltoall in place: %lu", name, tsum(a2a, sizeof(int) * 3 * n));
+    tlog("%s ireduce_scatter: %lu, in place: %lu", name,
+         tsum(rs_out, sizeof(int) * (size_t)counts[rank]),
+         tsum(rs_inplace, sizeof(int) * (size_t)counts[rank]));
+    tlog("%s ireduce_scatter_block: %lu, in place: %lu", name, tsum(blk_out, sizeof(int) * B),
+         tsum(dblk, sizeof(double) * B));
+    MPI_Type_free(&pair);
+    free(counts), free(displs), free(gathered[0]), free(gathered[1]);
+    free(sc), free(sd), free(rc), free(rd), free(vsend), free(vrecv);
+    free(stypes), free(rtypes), free(wsc), free(wsd), free(wrc), free(wrd), free(wsend),
+        free(wrecv);
+    free(a2a), free(rs_in), free(rs_out), free(rs_inplace), free(blk_in), free(blk_out), free(dblk);
+}
+
+/* The blocking collectives (Tandem runs them under TANDEM_COLL_BLOCKING=
+   tandem), with a nonblocking broadcast in flight on the same communicator
+   all along. */
+static void blocking(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t n = (size_t)size;
+    enum { C = 3000 };
+    int *pending = calloc(C, sizeof(int)), *a = malloc(sizeof(int) * C * n);
+    int *b = calloc(C * n, sizeof(int)), root = size - 1;
+    if (rank == 0)
+        fill((unsigned char *)pending, sizeof(int) * C, 77);
+    MPI_Request r;
+    check_mpi(MPI_Ibcast(pending, C, MPI_INT, 0, comm, &r));
+    for (int i = 0; i < C * size; i++)
+        a[i] = rank * 7 + i % 13;
+    check_mpi(MPI_Barrier(comm));
+    check_mpi(MPI_Bcast(a, C, MPI_INT, root, comm));
+    tlog("%s bcast: %lu", name, tsum(a, sizeof(int) * C));
+    check_mpi(MPI_Allreduce(a, b, C, MPI_INT, MPI_SUM, comm));
+    tlog("%s allreduce: %lu", name, tsum(b, sizeof(int) * C));
+    check_mpi(MPI_Reduce(a, b, C, MPI_INT, MPI_MAX, root, comm));
+    if (rank == root)
+        tlog("%s reduce: %lu", name, tsum(b, sizeof(int) * C));
+    check_mpi(MPI_Gather(a, 5, MPI_INT, b, 5, MPI_INT, root, comm));
+    if (rank == root)
+        tlog("%s gather: %lu", name, tsum(b, sizeof(int) * 5 * n));
+    check_mpi(MPI_Scatter(a, 5, MPI_INT, b, 5, MPI_INT, root, comm));
+    tlog("%s scatter: %lu", name, tsum(b, sizeof(int) * 5));
+    check_mpi(MPI_Allgather(a, C, MPI_INT, b, C, MPI_INT, comm));
+    tlog("%s allgather: %lu", name, tsum(b, sizeof(int) * C * n));
+    check_mpi(MPI_Alltoall(a, C, MPI_INT, b, C, MPI_INT, comm));
+    tlog("%s alltoall: %lu", name, tsum(b, sizeof(int) * C * n));
+    check_mpi(MPI_Reduce_scatter_block(a, b, C, MPI_INT, MPI_SUM, comm));
+    tlog("%s reduce_scatter_block: %lu", name, tsum(b, sizeof(int) * C));
+    check_mpi(MPI_Scan(a, b, C, MPI_INT, MPI_SUM, comm));
+    tlog("%s scan: %lu", name, tsum(b, sizeof(int) * C));
+    memset(b, 0, sizeof(int) * C);
+    check_mpi(MPI_Exscan(a, b, C, MPI_INT, MPI_SUM, comm));
+    tlog("%s exscan: %lu", name, rank ? tsum(b, sizeof(int) * C) : 0UL);
+    check_mpi(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    tlog("%s ibcast around them: %lu", name, tsum(pending, sizeof(int) * C));
+    free(pending), free(a), free(b);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, left, right;
@@ -288,6 +438,10 @@ int main(int argc, char **argv)
     movements(half, half_name);
     prefixes_and_vectors(MPI_COMM_WORLD, "world");
     prefixes_and_vectors(half, half_name);
+    vectors_and_reduce_scatter(MPI_COMM_WORLD, "world");
+    vectors_and_reduce_scatter(half, half_name);
+    blocking(MPI_COMM_WORLD, "world");
+    blocking(half, half_name);
 
     /* A barrier orders: what a rank sent before it is there after it. */
     int token = rank, got = -1;

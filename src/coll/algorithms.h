@@ -1,0 +1,72 @@
+/*
+ * Tandem's collective algorithms (algorithms.c): each call builds the
+ * schedule of one collective for this rank and returns it, not started, or
+ * NULL without memory. The arguments are those of the MPI call, already
+ * checked (hooks.c); 'alg' is the algorithm chosen (select.h).
+ */
+#ifndef TDM_COLL_ALGORITHMS_H
+#define TDM_COLL_ALGORITHMS_H
+
+#include <mpi.h>
+
+#include "coll/schedule.h"
+#include "coll/select.h"
+
+/* A block of a buffer: 'count' elements at 'offset' bytes. */
+typedef struct {
+    MPI_Count count;
+    MPI_Aint offset;
+} tdm_span;
+
+/* What goes to (comes from) one rank in an all-to-all. */
+typedef struct {
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+} tdm_part;
+
+tdm_schedule *tdm_coll_barrier(MPI_Comm comm);
+tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
+                             tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                               tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm);
+tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, int root, MPI_Comm comm);
+tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                tdm_coll_alg alg, MPI_Comm comm);
+/* The v form (one type each side, displacements in elements) and, with
+   'w_form', the w form (a type per rank, displacements in bytes). */
+tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf,
+                                 const int recvcounts[], const int rdispls[],
+                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
+                                 MPI_Comm comm);
+tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
+/* 'allgather_alg': the allgather half of reduce_scatter_allgather. */
+tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                 MPI_Datatype type, MPI_Op op, tdm_coll_alg alg,
+                                 tdm_coll_alg allgather_alg, MPI_Comm comm);
+/* recvcounts, or (NULL) 'recvcount' for every rank: the _block form. */
+tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                      MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
+                                      tdm_coll_alg alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                            MPI_Op op, int exclusive, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,760 @@
+/*
+ * The collective entry points Tandem takes over: MPI_I* under TANDEM_COLL=
+ * tandem (the schedule runs in the background, the application gets a
+ * generalized request) and the blocking forms under TANDEM_COLL_BLOCKING=
+ * tandem (the same schedule, run by the calling thread).
+ *
+ * Each collective has one function below that checks the arguments, picks the
+ * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
+ * to the MPI library: an inter-communicator, a non-commutative reduction
+ * (scan and exscan excepted), MPI_IN_PLACE where Tandem does not take it
+ * (alltoallv/w, scan, exscan), counts beyond what one message can hold, no
+ * memory, or arguments the MPI library must reject (it then raises the
+ * error). The MPI entry points are the thin wrappers at the end.
+ */
+#include <limits.h>
+
+#include "coll/algorithms.h"
+#include "wrappers/gen_hooks.h"
+
+/* ------------------------------------------------------------- checks */
+
+/* Arguments the MPI library would accept, for a call Tandem takes over. */
+static int valid(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
+{
+    int type_size = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, size) != MPI_SUCCESS)
+        return 0;
+    if (count < 0 || count > INT_MAX || root < 0 || root >= *size)
+        return 0;
+    return type == MPI_DATATYPE_NULL ? count == 0 : PMPI_Type_size(type, &type_size) == MPI_SUCCESS;
+}
+
+/* 'count' elements for each of 'n' ranks fit in one message. */
+static int fits(MPI_Count count, int n)
+{
+    return count <= INT_MAX / (n > 0 ? n : 1);
+}
+
+static int rank_of(MPI_Comm comm)
+{
+    int rank = -1;
+    PMPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+static long long bytes_of(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type != MPI_DATATYPE_NULL)
+        PMPI_Type_size(type, &size);
+    return (long long)count * size;
+}
+
+/* Reductions other than scan and exscan combine in Tandem's own order, so
+   they take commutative operations only (every predefined one). */
+static int commutative(MPI_Op op)
+{
+    int yes = 0;
+    return op != MPI_OP_NULL && PMPI_Op_commutative(op, &yes) == MPI_SUCCESS && yes;
+}
+
+/* Counts and displacements the MPI would accept, one per rank. */
+static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], MPI_Datatype type)
+{
+    int size;
+    if (!counts || !displs || !valid(comm, 0, type, 0, &size))
+        return 0;
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0 || (counts[i] > 0 && type == MPI_DATATYPE_NULL))
+            return 0;
+    return 1;
+}
+
+/* Start the schedule (request) or run it here (request NULL: the blocking
+   form, whose errors go to the communicator's handler); -1 without one. */
+static int launch(tdm_schedule *s, MPI_Request *request, MPI_Comm comm)
+{
+    if (!s)
+        return -1;
+    if (request)
+        return tdm_schedule_start(s, request);
+    int rc = tdm_schedule_run(s);
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+/* ----------------------------------------------------- one per collective */
+
+static int barrier(MPI_Comm comm, MPI_Request *request)
+{
+    int size;
+    if (!valid(comm, 0, MPI_BYTE, 0, &size))
+        return -1;
+    return launch(tdm_coll_barrier(comm), request, comm);
+}
+
+static int bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    int size;
+    if (!valid(comm, count, type, root, &size))
+        return -1;
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, bytes_of(count, type), size);
+    return launch(tdm_coll_bcast(buffer, count, type, root, alg, comm), request, comm);
+}
+
+/* The rooted one-to-all and all-to-one: 'mine' is what this rank gives or
+   gets, 'all' what the root holds for every rank. */
+static int valid_rooted(MPI_Comm comm, int root, MPI_Count mycount, MPI_Datatype mytype,
+                        MPI_Count rootcount, MPI_Datatype roottype, int *size)
+{
+    if (!valid(comm, mycount, mytype, 0, size) || root < 0 || root >= *size)
+        return 0;
+    return rank_of(comm) != root ||
+           (valid(comm, rootcount, roottype, 0, size) && fits(rootcount, *size));
+}
+
+static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    int size, in_place = recvbuf == MPI_IN_PLACE;
+    if (!valid_rooted(comm, root, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype,
+                      sendcount, sendtype, &size))
+        return -1;
+    long long bytes =
+        rank_of(comm) == root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_SCATTER, bytes, size);
+    return launch(tdm_coll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                   alg, comm),
+                  request, comm);
+}
+
+static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    int size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!valid_rooted(comm, root, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype,
+                      recvcount, recvtype, &size))
+        return -1;
+    long long bytes =
+        rank_of(comm) == root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_GATHER, bytes, size);
+    return launch(tdm_coll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                  alg, comm),
+                  request, comm);
+}
+
+static int scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    int size, in_place = recvbuf == MPI_IN_PLACE;
+    if (!valid(comm, 0, MPI_BYTE, root, &size) ||
+        !valid(comm, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype, 0, &size) ||
+        (rank_of(comm) == root && !valid_counts(comm, sendcounts, displs, sendtype)))
+        return -1;
+    return launch(tdm_coll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                    recvtype, root, comm),
+                  request, comm);
+}
+
+static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    int size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!valid(comm, 0, MPI_BYTE, root, &size) ||
+        !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
+        (rank_of(comm) == root && !valid_counts(comm, recvcounts, displs, recvtype)))
+        return -1;
+    return launch(tdm_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, root, comm),
+                  request, comm);
+}
+
+static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    int size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
+        !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
+        return -1;
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes_of(recvcount, recvtype), size);
+    return launch(
+        tdm_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
+        request, comm);
+}
+
+static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    int size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
+        !valid_counts(comm, recvcounts, displs, recvtype))
+        return -1;
+    long long total = 0; /* every rank knows every count: the same choice everywhere */
+    for (int i = 0; i < size; i++)
+        total += recvcounts[i];
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes_of(total, recvtype) / size, size);
+    return launch(tdm_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                      recvtype, alg, comm),
+                  request, comm);
+}
+
+static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    int size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
+        !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
+        return -1;
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes_of(recvcount, recvtype), size);
+    return launch(
+        tdm_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
+        request, comm);
+}
+
+/* The v and w forms. Each pair of ranks exchanges exactly one message each
+   way whatever the algorithm, so ranks may choose differently: the size is
+   this rank's mean block. */
+static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const int rdispls[], const MPI_Datatype recvtypes[], int w_form, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    int size;
+    if (sendbuf == MPI_IN_PLACE || !sendtypes || !recvtypes || !valid(comm, 0, MPI_BYTE, 0, &size))
+        return -1;
+    long long bytes = 0;
+    for (int i = 0; i < (w_form ? size : 1); i++)
+        if (!valid_counts(comm, sendcounts, sdispls, sendtypes[i]) ||
+            !valid_counts(comm, recvcounts, rdispls, recvtypes[i]))
+            return -1;
+    for (int i = 0; i < size; i++)
+        bytes += bytes_of(recvcounts[i], recvtypes[w_form ? i : 0]);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes / size, size);
+    return launch(tdm_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                     rdispls, recvtypes, w_form, alg, comm),
+                  request, comm);
+}
+
+static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Request *request)
+{
+    int size;
+    if (!valid(comm, count, type, root, &size) || !commutative(op))
+        return -1;
+    return launch(tdm_coll_reduce(sendbuf, recvbuf, count, type, op, root, comm), request, comm);
+}
+
+static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    int size;
+    if (!valid(comm, count, type, 0, &size) || !commutative(op))
+        return -1;
+    long long bytes = bytes_of(count, type);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLREDUCE, bytes, size);
+    tdm_coll_alg gather_alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes / size, size);
+    return launch(tdm_coll_allreduce(sendbuf, recvbuf, count, type, op, alg, gather_alg, comm),
+                  request, comm);
+}
+
+/* recvcounts, or NULL and recvcount for every rank (the _block form). */
+static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    int size;
+    if (!valid(comm, recvcounts ? 0 : recvcount, type, 0, &size) || !commutative(op))
+        return -1;
+    long long total = recvcounts ? 0 : recvcount * size;
+    for (int i = 0; recvcounts && i < size; i++) {
+        if (recvcounts[i] < 0)
+            return -1;
+        total += recvcounts[i];
+    }
+    if (total > INT_MAX || (total > 0 && type == MPI_DATATYPE_NULL))
+        return -1;
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, bytes_of(total, type), size);
+    return launch(
+        tdm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, type, op, alg, comm),
+        request, comm);
+}
+
+static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                int exclusive, MPI_Comm comm, MPI_Request *request)
+{
+    int size;
+    if (sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL || !valid(comm, count, type, 0, &size))
+        return -1;
+    return launch(tdm_coll_scan(sendbuf, recvbuf, count, type, op, exclusive, comm), request, comm);
+}
+
+/* ------------------------------------------------------- the entry points */
+
+/* Tandem's result when it took the call (on), else the MPI library's. */
+#define ROUTE(on, tandem_call, mpi_call)     \
+    do {                                     \
+        (void)lang;                          \
+        int rc_ = (on) ? (tandem_call) : -1; \
+        return rc_ >= 0 ? rc_ : (mpi_call);  \
+    } while (0)
+
+#define NB tdm_coll_on
+#define BL tdm_coll_blocking_on
+
+int tdm_hook_Ibarrier(int lang, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, barrier(comm, request), PMPI_Ibarrier(comm, request));
+}
+
+int tdm_hook_Barrier(int lang, MPI_Comm comm)
+{
+    ROUTE(BL, barrier(comm, NULL), PMPI_Barrier(comm));
+}
+
+int tdm_hook_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, bcast(buffer, count, datatype, root, comm, request),
+          PMPI_Ibcast(buffer, count, datatype, root, comm, request));
+}
+
+int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root,
+                   MPI_Comm comm)
+{
+    ROUTE(BL, bcast(buffer, count, datatype, root, comm, NULL),
+          PMPI_Bcast(buffer, count, datatype, root, comm));
+}
+
+int tdm_hook_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    ROUTE(NB,
+          scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request),
+          PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request));
+}
+
+int tdm_hook_Scatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ROUTE(BL, scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL),
+          PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int tdm_hook_Igather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    ROUTE(NB,
+          gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request),
+          PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request));
+}
+
+int tdm_hook_Gather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ROUTE(BL, gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL),
+          PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int tdm_hook_Iscatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   request),
+          PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm, request));
+}
+
+int tdm_hook_Scatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm)
+{
+    ROUTE(BL,
+          scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   NULL),
+          PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm));
+}
+
+int tdm_hook_Igatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                  request),
+          PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm, request));
+}
+
+int tdm_hook_Gatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    ROUTE(BL,
+          gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                  NULL),
+          PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm));
+}
+
+int tdm_hook_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    ROUTE(
+        NB, allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+        PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int tdm_hook_Allgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(BL, allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL),
+          PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int tdm_hook_Iallgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                     request),
+          PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm, request));
+}
+
+int tdm_hook_Allgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(
+        BL,
+        allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL),
+        PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
+
+int tdm_hook_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    ROUTE(
+        NB, alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+        PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
+}
+
+int tdm_hook_Alltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(BL, alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL),
+          PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int tdm_hook_Ialltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request *request)
+{
+    ROUTE(NB,
+          alltoallw(sendbuf, sendcounts, sdispls, &sendtype, recvbuf, recvcounts, rdispls,
+                    &recvtype, 0, comm, request),
+          PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm, request));
+}
+
+int tdm_hook_Alltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(BL,
+          alltoallw(sendbuf, sendcounts, sdispls, &sendtype, recvbuf, recvcounts, rdispls,
+                    &recvtype, 0, comm, NULL),
+          PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm));
+}
+
+int tdm_hook_Ialltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Request *request)
+{
+    ROUTE(NB,
+          alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                    recvtypes, 1, comm, request),
+          PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                          recvtypes, comm, request));
+}
+
+int tdm_hook_Alltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    ROUTE(BL,
+          alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                    recvtypes, 1, comm, NULL),
+          PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm));
+}
+
+int tdm_hook_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request),
+          PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
+
+int tdm_hook_Reduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm)
+{
+    ROUTE(BL, reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL),
+          PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
+}
+
+int tdm_hook_Iallreduce(int lang, const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, allreduce(sendbuf, recvbuf, count, datatype, op, comm, request),
+          PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Allreduce(int lang, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL),
+          PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int tdm_hook_Ireduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          recvcounts ? reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request)
+                     : -1,
+          PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
+}
+
+int tdm_hook_Reduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL,
+          recvcounts ? reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL)
+                     : -1,
+          PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
+}
+
+int tdm_hook_Ireduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   MPI_Request *request)
+{
+    ROUTE(NB, reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, request),
+          PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+}
+
+int tdm_hook_Reduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL),
+          PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+int tdm_hook_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, scan(sendbuf, recvbuf, count, datatype, op, 0, comm, request),
+          PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Scan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, scan(sendbuf, recvbuf, count, datatype, op, 0, comm, NULL),
+          PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int tdm_hook_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, scan(sendbuf, recvbuf, count, datatype, op, 1, comm, request),
+          PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Exscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, scan(sendbuf, recvbuf, count, datatype, op, 1, comm, NULL),
+          PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+#if MPI_VERSION >= 4
+/* The large-count forms: Tandem runs them while every message fits an int
+   count (the checks above), the MPI library beyond. */
+int tdm_hook_Ibcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, bcast(buffer, count, datatype, root, comm, request),
+          PMPI_Ibcast_c(buffer, count, datatype, root, comm, request));
+}
+
+int tdm_hook_Bcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm)
+{
+    ROUTE(BL, bcast(buffer, count, datatype, root, comm, NULL),
+          PMPI_Bcast_c(buffer, count, datatype, root, comm));
+}
+
+int tdm_hook_Iscatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request),
+          PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                          request));
+}
+
+int tdm_hook_Scatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm)
+{
+    ROUTE(BL, scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL),
+          PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int tdm_hook_Igather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB,
+          gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request),
+          PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         request));
+}
+
+int tdm_hook_Gather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm)
+{
+    ROUTE(BL, gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, NULL),
+          PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+int tdm_hook_Iallgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    ROUTE(NB, allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+          PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                            request));
+}
+
+int tdm_hook_Allgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(BL, allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL),
+          PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int tdm_hook_Ialltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    ROUTE(NB, alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+          PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                           request));
+}
+
+int tdm_hook_Alltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    ROUTE(BL, alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL),
+          PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+}
+
+int tdm_hook_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    ROUTE(NB, reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request),
+          PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request));
+}
+
+int tdm_hook_Reduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    ROUTE(BL, reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL),
+          PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm));
+}
+
+int tdm_hook_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, allreduce(sendbuf, recvbuf, count, datatype, op, comm, request),
+          PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Allreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL),
+          PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int tdm_hook_Ireduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, request),
+          PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
+}
+
+int tdm_hook_Reduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm)
+{
+    ROUTE(BL, reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, NULL),
+          PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm));
+}
+
+int tdm_hook_Iscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, scan(sendbuf, recvbuf, count, datatype, op, 0, comm, request),
+          PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Scan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, scan(sendbuf, recvbuf, count, datatype, op, 0, comm, NULL),
+          PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm));
+}
+
+int tdm_hook_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    ROUTE(NB, scan(sendbuf, recvbuf, count, datatype, op, 1, comm, request),
+          PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request));
+}
+
+int tdm_hook_Exscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ROUTE(BL, scan(sendbuf, recvbuf, count, datatype, op, 1, comm, NULL),
+          PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm));
+}
+#endif

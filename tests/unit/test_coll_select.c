@@ -1,0 +1,134 @@
+/* Unit tests of the collective algorithm selection (no MPI): the built-in
+   rules, a tuning file with good and bad lines, and TANDEM_COLL_<NAME>
+   overriding the file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/select.h"
+#include "unit.h"
+
+static char warnings[16][512];
+static int nwarnings;
+
+static void collect(void *context, const char *message)
+{
+    (void)context;
+    if (nwarnings < 16)
+        snprintf(warnings[nwarnings++], sizeof warnings[0], "%s", message);
+}
+
+/* Load Tandem's table from 'env' (the TANDEM_COLL_* variables). */
+static void configure(char **env)
+{
+    nwarnings = 0;
+    tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, env, tdm_config, collect, NULL);
+}
+
+static void builtin_rules(void)
+{
+    char *none[] = {NULL};
+    configure(none);
+    tdm_coll_tuning_clear();
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 4) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 8) == TDM_ALG_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1024, 64) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 4) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_GATHER, 1 << 20, 4) == TDM_ALG_FLAT);
+    /* recursive doubling only for a power of two of ranks */
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_RECURSIVE_DOUBLING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 3) == TDM_ALG_RING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 1 << 20, 4) == TDM_ALG_RING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024, 4) == TDM_ALG_LINEAR);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 8, 4) == TDM_ALG_RECURSIVE_DOUBLING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 4) == TDM_ALG_REDUCE_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_PAIRWISE);
+}
+
+static void tuning_file(void)
+{
+    char *none[] = {NULL};
+    configure(none);
+    nwarnings = 0;
+    const char *text = "# a comment line\n"
+                       "\n"
+                       "bcast     flat       bytes=-4k  ranks=2-4   # small, few ranks\n"
+                       "bcast     scatter_allgather bytes=1m-\n"
+                       "allreduce ring       bytes=64k-1m\n"
+                       "alltoall  linear     ranks=3\n"
+                       "broadcast binomial\n"             /* unknown collective */
+                       "scatter   ring\n"                 /* not a scatter algorithm */
+                       "gather    auto\n"                 /* auto is no algorithm */
+                       "gather    flat       size=3\n"    /* unknown condition */
+                       "gather    flat       bytes=9-2\n" /* empty range */
+                       "gather    flat       bytes=12q\n" /* bad size */
+                       "allgather\n";                     /* no algorithm */
+    int got = tdm_coll_tuning_parse(text, "tune.txt", collect, NULL);
+    EXPECT(got == 7);
+    EXPECT(nwarnings == 7);
+    EXPECT(strstr(warnings[0], "tune.txt:7: unknown collective 'broadcast'") != NULL);
+    EXPECT(strstr(warnings[0], "accepted: bcast, scatter") != NULL);
+    EXPECT(strstr(warnings[1], "tune.txt:8: scatter takes one of binomial|flat") != NULL);
+    EXPECT(strstr(warnings[1], "not 'ring'") != NULL);
+    EXPECT(strstr(warnings[2], ":9:") != NULL && strstr(warnings[2], "not 'auto'") != NULL);
+    EXPECT(strstr(warnings[3], ":10: 'size=3' is not a condition") != NULL);
+    EXPECT(strstr(warnings[4], ":11: 'bytes=9-2'") != NULL);
+    EXPECT(strstr(warnings[5], ":12: 'bytes=12q'") != NULL);
+    EXPECT(strstr(warnings[6], ":13: allgather takes one of ring|recursive_doubling") != NULL);
+    EXPECT(strstr(warnings[6], "the line is ignored") != NULL);
+
+    /* first match wins; outside every line, the built-in rule */
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4096, 2) == TDM_ALG_FLAT);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4097, 2) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 100, 5) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 2) == TDM_ALG_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 64 * 1024, 4) == TDM_ALG_RING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, (1 << 20) + 1, 4) ==
+           TDM_ALG_REDUCE_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 3) == TDM_ALG_LINEAR);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 4) == TDM_ALG_PAIRWISE);
+
+    /* the variable of a collective overrides the file */
+    char *env[] = {"TANDEM_COLL_BCAST=binomial", "TANDEM_COLL_ALLREDUCE=recursive_doubling", NULL};
+    configure(env);
+    EXPECT(nwarnings == 0);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4096, 2) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 64 * 1024, 4) == TDM_ALG_RECURSIVE_DOUBLING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 3) == TDM_ALG_LINEAR);
+
+    /* a bad variable keeps auto, with the parser's warning */
+    char *bad[] = {"TANDEM_COLL_SCATTER=ring", NULL};
+    configure(bad);
+    EXPECT(nwarnings == 1 && strstr(warnings[0], "TANDEM_COLL_SCATTER") != NULL);
+    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 4) == TDM_ALG_BINOMIAL);
+    tdm_coll_tuning_clear();
+}
+
+static void missing_file(void)
+{
+    nwarnings = 0;
+    EXPECT(tdm_coll_tuning_load("/nonexistent/tune.txt", collect, NULL) == 1);
+    EXPECT(nwarnings == 1 && strstr(warnings[0], "cannot read /nonexistent/tune.txt") != NULL);
+    FILE *f = fopen("test_coll_select.tune", "w");
+    EXPECT(f != NULL);
+    if (f) {
+        fputs("gather binomial bytes=1m-\n", f);
+        fclose(f);
+        EXPECT(tdm_coll_tuning_load("test_coll_select.tune", collect, NULL) == 0);
+        EXPECT(tdm_coll_select(TDM_COLL_GATHER, 1 << 21, 4) == TDM_ALG_BINOMIAL);
+        remove("test_coll_select.tune");
+    }
+    tdm_coll_tuning_clear();
+}
+
+int main(void)
+{
+    builtin_rules();
+    tuning_file();
+    missing_file();
+    EXPECT(strcmp(tdm_coll_alg_name(TDM_ALG_REDUCE_SCATTER_ALLGATHER),
+                  "reduce_scatter_allgather") == 0);
+    EXPECT(strcmp(tdm_coll_kind_name(TDM_COLL_REDUCE_SCATTER), "reduce_scatter") == 0);
+    UNIT_REPORT();
+    return failures != 0;
+}
