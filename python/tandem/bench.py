@@ -756,3 +756,140 @@ def coll_table(summary: list[dict]) -> str:
             f"{s['config']} | {1e3 * s['pure_s']:.3f} | {s['overlap']:.0f}% |"
         )
     return "\n".join(lines) + "\n"
+
+
+IOAPP_MODES = "block,nbc4,nbc8,nbc16"
+
+
+def ioapp(builds, transports, nprocs_list, ops_list, rounds, trials, out, timeout, directory):
+    """The seed's I/O-intensive application: rank 0 reads text files and
+    scatters blocks of lines, blocking against 4, 8 and 16 concurrent
+    MPI_Iscatter, every rank processing lines (ops_list: operations per line)."""
+    points = [(n, ops) for n in nprocs_list for ops in ops_list]
+
+    def run_point(build, transport, config, point):
+        nprocs, ops = point
+        program = [
+            str(build.directory / "tandem-bench-coll-io-app"),
+            str(directory),
+            IOAPP_MODES,
+            str(ops),
+            str(trials),
+        ]
+        records, problem = run_records(build, nprocs, program, transport, config, timeout)
+        wrong = [r for r in records if not r["correct"]]
+        if wrong:
+            problem = f"{build.family} {config.name} {nprocs} ranks: lines lost or repeated"
+        return records, problem
+
+    records, problems = rounds_of(builds, transports, points, coll_configs, run_point, rounds)
+    keys = ("mpi", "transport", "config", "ranks", "ops_per_line", "mode")
+    summary = summarize_by(records, keys, ("time_s",))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document("ioapp", rounds, trials, problems, records, summary, modes=IOAPP_MODES)
+    path = out / "ioapp.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / "ioapp.md").write_text(ioapp_table(summary))
+    for nprocs in nprocs_list:
+        rows = [
+            {**s, "config": f"{s['config']} {s['mode']}"} for s in summary if s["ranks"] == nprocs
+        ]
+        plot_lines(
+            rows,
+            "ops_per_line",
+            "time_s",
+            1,
+            "time (s)",
+            out / f"ioapp_{nprocs}.png",
+            f"I/O application, {nprocs} ranks",
+        )
+    return path
+
+
+def less_time(time, base) -> str:
+    """How much less time 'time' took than 'base', as a percentage."""
+    return f"{100 * (1 - time / base):.0f}% less" if time and base else "-"
+
+
+def ioapp_table(summary: list[dict]) -> str:
+    """Time per mode, and the gain of each nonblocking mode over the blocking
+    scatter of the same configuration and over native blocking."""
+    lines = [
+        "| MPI | transport | ranks | ops/line | config | block (s) | nbc4 | nbc8 | nbc16 "
+        "| nbc16 vs its block | nbc16 vs native block |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    table: dict[tuple, dict] = {}
+    for s in summary:
+        key = (s["mpi"], s["transport"], s["ranks"], s["ops_per_line"], s["config"])
+        table.setdefault(key, {})[s["mode"]] = s["time_s"]
+    for key, modes in sorted(table.items()):
+        mpi, transport, ranks, ops, config = key
+        native = table.get((mpi, transport, ranks, ops, "native"), {}).get("block")
+        block, best = modes.get("block"), modes.get("nbc16")
+        cells = " | ".join(f"{modes[m]:.3f}" if m in modes else "-" for m in IOAPP_MODES.split(","))
+        lines.append(
+            f"| {mpi} | {transport} | {ranks} | {ops} | {config} | {cells} | "
+            f"{less_time(best, block)} | {less_time(best, native)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def nbc_configs(build: Build, transport: str) -> list[Config]:
+    """As coll_configs, Tandem running the blocking collectives too."""
+    configs = coll_configs(build, transport)
+    for c in configs:
+        if c.tandem:
+            c.env = {**c.env, "TANDEM_COLL_BLOCKING": "tandem"}
+    return configs
+
+
+def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) -> Path:
+    """The seed's micro-benchmark: block, nbc and nbc+overlap latencies of
+    broadcast and scatter."""
+    points = [(n, c) for n in nprocs_list for c in ("bcast", "scatter")]
+
+    def run_point(build, transport, config, point):
+        nprocs, collective = point
+        program = [
+            str(build.directory / "tandem-bench-coll-seed"),
+            collective,
+            ",".join(map(str, sizes)),
+            str(trials),
+        ]
+        return run_records(build, nprocs, program, transport, config, timeout)
+
+    records, problems = rounds_of(builds, transports, points, nbc_configs, run_point, rounds)
+    keys = ("mpi", "transport", "config", "ranks", "collective", "bytes")
+    summary = summarize_by(records, keys, ("block_s", "nbc_s", "nbc_overlap_s"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document("nbc", rounds, trials, problems, records, summary)
+    path = out / "nbc.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    lines = [
+        "| MPI | transport | ranks | collective | bytes | config | block (ms) | nbc (ms) "
+        "| nbc+overlap (ms) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['collective']} | {s['bytes']} "
+            f"| {s['config']} | {1e3 * s['block_s']:.3f} | {1e3 * s['nbc_s']:.3f} "
+            f"| {1e3 * s['nbc_overlap_s']:.3f} |"
+        )
+    (out / "nbc.md").write_text("\n".join(lines) + "\n")
+    for collective in ("bcast", "scatter"):
+        rows = []
+        for s in summary:
+            if s["collective"] != collective:
+                continue
+            for mode, key in (
+                ("block", "block_s"),
+                ("nbc", "nbc_s"),
+                ("nbc+overlap", "nbc_overlap_s"),
+            ):
+                rows.append({**s, "config": f"{s['config']} {mode}", "ms": s[key]})
+        plot_lines(
+            rows, "bytes", "ms", 1e3, "latency (ms)", out / f"nbc_{collective}.png", collective
+        )
+    return path

@@ -236,6 +236,36 @@ def command_bench(args: argparse.Namespace) -> int:
         )
         print(f"results: {path} and io.png beside it")
         return 0
+    if args.which == "nbc":
+        path = bench.nbc(
+            builds,
+            transports,
+            ranks,
+            sizes,
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+        )
+        print(f"results: {path} and nbc_*.png beside it")
+        return 0
+    if args.which == "ioapp":
+        directory = Path(args.io_dir)
+        if not directory.is_dir():
+            raise TandemError(f"--io-dir {directory}: not a directory")
+        path = bench.ioapp(
+            builds,
+            transports,
+            ranks,
+            [int(n) for n in args.ops.split(",")],
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+            directory,
+        )
+        print(f"results: {path} and ioapp_*.png beside it")
+        return 0
     if args.which == "coll":
         path = bench.coll(
             builds,
@@ -350,16 +380,19 @@ def build_parser() -> argparse.ArgumentParser:
     exe.set_defaults(func=command_exec)
 
     bench = sub.add_parser(
-        "bench", help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll)"
+        "bench",
+        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp)",
     )
     bench.add_argument(
         "which",
-        choices=["overlap", "latency", "halo", "io", "eager", "monitor", "coll"],
+        choices=["overlap", "latency", "halo", "io", "eager", "monitor", "coll", "nbc", "ioapp"],
         help="overlap: the seed's three variants; latency: ping-pong and message rate; "
         "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: "
         "overlap of small messages with every operation counted or proxied; monitor: the "
         "cost of monitoring per message and on the ghost-cell exchange; coll: OSU's overlap of "
-        "nonblocking collectives",
+        "nonblocking collectives; nbc: the seed's block / nbc / nbc+overlap latencies of "
+        "broadcast and scatter; ioapp: the seed's I/O application, blocking MPI_Scatter "
+        "against 4, 8 and 16 concurrent MPI_Iscatter",
     )
     bench.add_argument(
         "--mpi",
@@ -411,7 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="io: bytes each rank writes (default: %(default)s)",
     )
     bench.add_argument(
-        "--io-dir", default="/tmp", help="io: directory of the file written (default: %(default)s)"
+        "--io-dir",
+        default="/tmp",
+        help="io, ioapp: directory of the files written (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--ops",
+        default="0,100,400",
+        help="ioapp: operations per line, the workload (default: %(default)s)",
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
