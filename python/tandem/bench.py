@@ -761,7 +761,9 @@ def coll_table(summary: list[dict]) -> str:
 IOAPP_MODES = "block,nbc4,nbc8,nbc16"
 
 
-def ioapp(builds, transports, nprocs_list, ops_list, rounds, trials, out, timeout, directory):
+def ioapp(
+    builds, transports, nprocs_list, ops_list, input_mib, rounds, trials, out, timeout, directory
+):
     """The seed's I/O-intensive application: rank 0 reads text files and
     scatters blocks of lines, blocking against 4, 8 and 16 concurrent
     MPI_Iscatter, every rank processing lines (ops_list: operations per line)."""
@@ -775,6 +777,8 @@ def ioapp(builds, transports, nprocs_list, ops_list, rounds, trials, out, timeou
             IOAPP_MODES,
             str(ops),
             str(trials),
+            "512",  # KiB per rank and scatter, as in the seed
+            str(input_mib),
         ]
         records, problem = run_records(build, nprocs, program, transport, config, timeout)
         wrong = [r for r in records if not r["correct"]]
@@ -786,7 +790,9 @@ def ioapp(builds, transports, nprocs_list, ops_list, rounds, trials, out, timeou
     keys = ("mpi", "transport", "config", "ranks", "ops_per_line", "mode")
     summary = summarize_by(records, keys, ("time_s",))
     out.mkdir(parents=True, exist_ok=True)
-    result = document("ioapp", rounds, trials, problems, records, summary, modes=IOAPP_MODES)
+    result = document(
+        "ioapp", rounds, trials, problems, records, summary, modes=IOAPP_MODES, input_mib=input_mib
+    )
     path = out / "ioapp.json"
     path.write_text(json.dumps(result, indent=1) + "\n")
     (out / "ioapp.md").write_text(ioapp_table(summary))
@@ -808,7 +814,10 @@ def ioapp(builds, transports, nprocs_list, ops_list, rounds, trials, out, timeou
 
 def less_time(time, base) -> str:
     """How much less time 'time' took than 'base', as a percentage."""
-    return f"{100 * (1 - time / base):.0f}% less" if time and base else "-"
+    if not time or not base:
+        return "-"
+    gain = 100 * (1 - time / base)
+    return f"{gain:.0f}% less" if gain >= 0 else f"{-gain:.0f}% more"
 
 
 def ioapp_table(summary: list[dict]) -> str:

@@ -258,6 +258,7 @@ def command_bench(args: argparse.Namespace) -> int:
             transports,
             ranks,
             [int(n) for n in args.ops.split(",")],
+            args.input_mib,
             args.rounds,
             args.trials,
             Path(args.out),
@@ -452,6 +453,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--ops",
         default="0,100,400",
         help="ioapp: operations per line, the workload (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--input-mib",
+        type=int,
+        default=64,
+        help="ioapp: MiB of text rank 0 reads and scatters (default: %(default)s)",
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"

@@ -22,14 +22,14 @@
 static int add(tdm_schedule *s, tdm_op_kind kind, void *buf, MPI_Count count, MPI_Datatype type,
                int peer)
 {
-    tdm_op op = {kind, buf, NULL, count, type, peer, MPI_OP_NULL};
+    tdm_op op = {kind, buf, NULL, count, type, peer, MPI_OP_NULL, 0, MPI_DATATYPE_NULL};
     return tdm_schedule_add(s, op);
 }
 
 static int local(tdm_schedule *s, tdm_op_kind kind, void *dst, const void *src, MPI_Count count,
                  MPI_Datatype type, MPI_Op op)
 {
-    tdm_op o = {kind, dst, src, count, type, 0, op};
+    tdm_op o = {kind, dst, src, count, type, 0, op, count, type};
     return tdm_schedule_add(s, o);
 }
 
@@ -110,14 +110,15 @@ static MPI_Count largest(const tdm_span *b, int n)
     return most;
 }
 
-/* Send 'count' x 'sendtype' from 'sendbuf' to oneself into 'recvbuf': the
-   two types may differ as long as their signatures match. */
+/* This rank's own block: 'sendcount' x 'sendtype' from 'sendbuf' into
+   'recvbuf' as 'recvcount' x 'recvtype' (the signatures match), in memory. */
 static void self_copy(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                      MPI_Datatype recvtype, int rank)
+                      MPI_Datatype recvtype)
 {
-    add(s, TDM_OP_SEND, (void *)sendbuf, sendcount, sendtype, rank);
-    add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, rank);
+    tdm_op o = {TDM_OP_COPY, recvbuf,     sendbuf,   recvcount, recvtype,
+                0,           MPI_OP_NULL, sendcount, sendtype};
+    tdm_schedule_add(s, o);
 }
 
 /* ---------------------------------------------------------------- barrier */
@@ -174,7 +175,7 @@ static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
 {
     if (sendbuf != MPI_IN_PLACE)
         self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
-                  recvtype, rank);
+                  recvtype);
     allgather_blocks(s, recvbuf, b, recvtype, 0, alg, rank, size);
 }
 
@@ -258,7 +259,7 @@ static void scatter_binomial(tdm_schedule *s, const void *sendbuf, MPI_Count sen
             data = tmp;
         }
         if (recvbuf != MPI_IN_PLACE)
-            self_copy(s, data, sendcount, sendtype, recvbuf, recvcount, recvtype, rank);
+            self_copy(s, data, sendcount, sendtype, recvbuf, recvcount, recvtype);
     } else if (m == 1) {
         add(s, TDM_OP_RECV, recvbuf, recvcount, recvtype, mod(v - mask + root, size));
         return;
@@ -298,7 +299,7 @@ static void gather_binomial(tdm_schedule *s, const void *sendbuf, MPI_Count send
             data = scratch(s, (MPI_Count)size * recvcount, recvtype);
         if (sendbuf != MPI_IN_PLACE)
             self_copy(s, sendbuf, sendcount, sendtype, block(recvbuf, root, recvcount, recvtype),
-                      recvcount, recvtype, rank);
+                      recvcount, recvtype);
     }
     for (int c = 1; c < mask && v + c < size; c <<= 1) {
         int child = c < size - v - c ? c : size - v - c;
@@ -332,7 +333,7 @@ static void scatter_flat(tdm_schedule *s, const void *sendbuf, const tdm_span *b
             add(s, TDM_OP_SEND, at(sendbuf, b[i].offset), b[i].count, sendtype, i);
     if (recvbuf != MPI_IN_PLACE)
         self_copy(s, at(sendbuf, b[rank].offset), b[rank].count, sendtype, recvbuf, recvcount,
-                  recvtype, rank);
+                  recvtype);
 }
 
 static void gather_flat(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
@@ -348,7 +349,7 @@ static void gather_flat(tdm_schedule *s, const void *sendbuf, MPI_Count sendcoun
             add(s, TDM_OP_RECV, at(recvbuf, b[i].offset), b[i].count, recvtype, i);
     if (sendbuf != MPI_IN_PLACE)
         self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
-                  recvtype, rank);
+                  recvtype);
 }
 
 /* Blocks of 'count' elements of 'type', one per rank, one after the other. */
@@ -463,6 +464,11 @@ static void alltoall_parts(tdm_schedule *s, const tdm_part *out, const tdm_part 
         int to = mod(rank + k, size), from = mod(rank - k, size);
         if (k > 0 && alg != TDM_ALG_LINEAR)
             tdm_schedule_round(s);
+        if (k == 0) { /* this rank's own block */
+            self_copy(s, out[to].buf, out[to].count, out[to].type, in[from].buf, in[from].count,
+                      in[from].type);
+            continue;
+        }
         add(s, TDM_OP_SEND, out[to].buf, out[to].count, out[to].type, to);
         add(s, TDM_OP_RECV, in[from].buf, in[from].count, in[from].type, from);
     }

@@ -178,6 +178,46 @@ void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes)
     return p;
 }
 
+/* Whether 'count' x 'type' is one contiguous run of bytes; then *offset is
+   where it starts in the buffer and *bytes its length. */
+static int contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_Aint *bytes)
+{
+    int size = 0;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return 0;
+    *offset = true_lb;
+    *bytes = (MPI_Aint)count * size;
+    return true_extent == size && (count <= 1 || extent == size);
+}
+
+/* A COPY: one memcpy when both sides are contiguous, else pack and unpack
+   through a temporary buffer. */
+static int copy(const tdm_op *op)
+{
+    MPI_Aint from, to, bytes, dst_bytes;
+    if (op->count == 0 || op->src_count == 0)
+        return MPI_SUCCESS;
+    if (contiguous(op->src_count, op->src_type, &from, &bytes) &&
+        contiguous(op->count, op->type, &to, &dst_bytes) && bytes == dst_bytes) {
+        if ((char *)op->buf + to != (const char *)op->src + from)
+            memmove((char *)op->buf + to, (const char *)op->src + from, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
+    int packed = 0, in = 0, out = 0, rc;
+    rc = PMPI_Pack_size((int)op->src_count, op->src_type, MPI_COMM_SELF, &packed);
+    void *tmp = rc == MPI_SUCCESS ? malloc(packed ? (size_t)packed : 1) : NULL;
+    if (!tmp)
+        return rc == MPI_SUCCESS ? MPI_ERR_NO_MEM : rc;
+    rc = PMPI_Pack(op->src, (int)op->src_count, op->src_type, tmp, packed, &in, MPI_COMM_SELF);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Unpack(tmp, packed, &out, op->buf, (int)op->count, op->type, MPI_COMM_SELF);
+    free(tmp);
+    return rc;
+}
+
 /* Do the local operations of round 'round' and post its point-to-point ones.
    Returns an MPI code. */
 static int start_round(tdm_schedule *s)
@@ -190,15 +230,11 @@ static int start_round(tdm_schedule *s)
         tdm_op *op = &s->ops[i];
         int count = (int)op->count;
         switch (op->kind) {
-        case TDM_OP_COPY:
-            rc = PMPI_Sendrecv(op->src, count, op->type, 0, 0, op->buf, count, op->type, 0, 0,
-                               MPI_COMM_SELF, MPI_STATUS_IGNORE);
-            break;
+        case TDM_OP_COPY: rc = copy(op); break;
         case TDM_OP_REDUCE:
             rc = PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op);
             break;
         case TDM_OP_SEND:
-            /* a block sent to oneself is a local copy, not a message */
             if (tdm_monitor_on() && op->peer != s->rank)
                 tdm_monitor_record(TANDEM_MONITOR_COLL_INTERNAL,
                                    tdm_monitor_world_rank(comm, op->peer),

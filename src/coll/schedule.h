@@ -28,7 +28,10 @@ enum { TDM_COLL_TAGS = 1 << 20 };
 typedef enum { TDM_OP_SEND, TDM_OP_RECV, TDM_OP_COPY, TDM_OP_REDUCE } tdm_op_kind;
 
 /* One operation. SEND/RECV: buf, count, type with peer (a rank of the
-   communicator). COPY: src -> buf (count x type). REDUCE: buf = src op buf. */
+   communicator). COPY: src (src_count x src_type) -> buf (count x type), two
+   type maps with the same signature, copied in memory (never through the
+   MPI's transport: a message to oneself may cross the network). REDUCE:
+   buf = src op buf (count x type). */
 typedef struct {
     tdm_op_kind kind;
     void *buf;
@@ -37,6 +40,8 @@ typedef struct {
     MPI_Datatype type;
     int peer;
     MPI_Op op;
+    MPI_Count src_count;
+    MPI_Datatype src_type;
 } tdm_op;
 
 typedef struct tdm_schedule tdm_schedule;
