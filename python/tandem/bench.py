@@ -706,10 +706,10 @@ COLLECTIVES = ("ibcast", "iallreduce", "iscatter", "ialltoall")
 def coll_configs(build: Build, transport: str) -> list[Config]:
     """The MPI's own collectives, alone and with its progress thread, against
     Tandem's schedules moved by the progress thread."""
-    configs = [
-        Config("native", False),
-        Config("tandem-coll", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_COLL": "tandem"}),
-    ]
+    tandem = {"TANDEM_PROGRESS": "proxy", "TANDEM_COLL": "tandem"}
+    if transport != "shm":  # TCP and the shaped network stand for separate nodes
+        tandem["TANDEM_COLL_SHM"] = "0"
+    configs = [Config("native", False), Config("tandem-coll", True, tandem)]
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
     return configs

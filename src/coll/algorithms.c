@@ -22,14 +22,21 @@
 static int add(tdm_schedule *s, tdm_op_kind kind, void *buf, MPI_Count count, MPI_Datatype type,
                int peer)
 {
-    tdm_op op = {kind, buf, NULL, count, type, peer, MPI_OP_NULL, 0, MPI_DATATYPE_NULL};
+    tdm_op op = {.kind = kind, .buf = buf, .count = count, .type = type, .peer = peer};
     return tdm_schedule_add(s, op);
 }
 
 static int local(tdm_schedule *s, tdm_op_kind kind, void *dst, const void *src, MPI_Count count,
                  MPI_Datatype type, MPI_Op op)
 {
-    tdm_op o = {kind, dst, src, count, type, 0, op, count, type};
+    tdm_op o = {.kind = kind,
+                .buf = dst,
+                .src = src,
+                .count = count,
+                .type = type,
+                .op = op,
+                .src_count = count,
+                .src_type = type};
     return tdm_schedule_add(s, o);
 }
 
@@ -116,9 +123,118 @@ static void self_copy(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                       MPI_Datatype recvtype)
 {
-    tdm_op o = {TDM_OP_COPY, recvbuf,     sendbuf,   recvcount, recvtype,
-                0,           MPI_OP_NULL, sendcount, sendtype};
+    tdm_op o = {.kind = TDM_OP_COPY,
+                .buf = recvbuf,
+                .src = sendbuf,
+                .count = recvcount,
+                .type = recvtype,
+                .src_count = sendcount,
+                .src_type = sendtype};
     tdm_schedule_add(s, o);
+}
+
+/* ---------------------------------------------------- shared-memory slots */
+
+/* A use of a slot (schedule.h): every rank first waits until every rank
+   acknowledged the slot's previous use (so no flag or segment is touched
+   while an older collective still reads it), writes its segment and raises
+   its 'posted' flag, reads what it needs once the writers' flags are up, and
+   ends with its 'ack'. Data moves with one copy into the slot and one copy
+   out; nothing goes through the MPI library. */
+
+static char *flag_of(char *flags, int r)
+{
+    return flags + (size_t)r * TDM_SLOT_FLAG;
+}
+
+static char *segment(const tdm_slot *slot, int r)
+{
+    return slot->data + (size_t)r * slot->bytes;
+}
+
+static void wait_flags(tdm_schedule *s, char *flags, int count, unsigned long long value)
+{
+    tdm_op o = {
+        .kind = TDM_OP_WAIT, .src = flags, .count = count, .value = value, .stride = TDM_SLOT_FLAG};
+    tdm_schedule_add(s, o);
+}
+
+static void raise_flag(tdm_schedule *s, char *flag, unsigned long long value)
+{
+    tdm_op o = {.kind = TDM_OP_SIGNAL, .buf = flag, .value = value};
+    tdm_schedule_add(s, o);
+}
+
+static MPI_Aint packed(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type != MPI_DATATYPE_NULL)
+        PMPI_Type_size(type, &size);
+    return (MPI_Aint)count * size;
+}
+
+/* 'count' x 'type' into a segment, as packed bytes, and back. */
+static void to_segment(tdm_schedule *s, char *seg, const void *buf, MPI_Count count,
+                       MPI_Datatype type)
+{
+    tdm_op o = {.kind = TDM_OP_COPY,
+                .buf = seg,
+                .src = buf,
+                .count = packed(count, type),
+                .type = MPI_BYTE,
+                .src_count = count,
+                .src_type = type};
+    tdm_schedule_add(s, o);
+}
+
+static void from_segment(tdm_schedule *s, void *buf, MPI_Count count, MPI_Datatype type,
+                         const char *seg)
+{
+    tdm_op o = {.kind = TDM_OP_COPY,
+                .buf = buf,
+                .src = seg,
+                .count = count,
+                .type = type,
+                .src_count = packed(count, type),
+                .src_type = MPI_BYTE};
+    tdm_schedule_add(s, o);
+}
+
+/* Take a slot for 's' when its communicator has the shared path and 'bytes'
+   fit a rank's segment (the same answer on every rank). */
+static int slot_for(tdm_schedule *s, MPI_Aint bytes, tdm_slot *slot)
+{
+    size_t room = tdm_schedule_slot_bytes(s);
+    if (room == 0 || bytes < 0 || (size_t)bytes > room)
+        return 0;
+    tdm_schedule_slot(s, slot);
+    return 1;
+}
+
+static void slot_open(tdm_schedule *s, tdm_slot *slot, int size)
+{
+    wait_flags(s, slot->acks, size, slot->previous);
+}
+
+static void slot_post(tdm_schedule *s, tdm_slot *slot, int rank)
+{
+    raise_flag(s, flag_of(slot->posted, rank), slot->use);
+}
+
+static void slot_close(tdm_schedule *s, tdm_slot *slot, int rank)
+{
+    raise_flag(s, flag_of(slot->acks, rank), slot->use);
+}
+
+/* A datatype whose elements lie back to back (reductions in a segment). */
+static int flat_type(MPI_Datatype type)
+{
+    int size = 0;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    PMPI_Type_size(type, &size);
+    PMPI_Type_get_extent(type, &lb, &extent);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    return size > 0 && extent == size && true_extent == size;
 }
 
 /* ---------------------------------------------------------------- barrier */
@@ -128,6 +244,14 @@ tdm_schedule *tdm_coll_barrier(MPI_Comm comm)
 {
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_slot slot;
+    if (s && slot_for(s, 0, &slot)) { /* every rank raises its flag, waits for all */
+        slot_open(s, &slot, size);
+        slot_post(s, &slot, rank);
+        wait_flags(s, slot.posted, size, slot.use);
+        slot_close(s, &slot, rank);
+        return built(s);
+    }
     for (int distance = 1; s && distance < size; distance *= 2) {
         tdm_schedule_round(s);
         add(s, TDM_OP_SEND, NULL, 0, MPI_BYTE, mod(rank + distance, size));
@@ -173,6 +297,28 @@ static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, void *recvbuf, const tdm_span *b,
                       MPI_Datatype recvtype, tdm_coll_alg alg, int rank, int size)
 {
+    tdm_slot slot;
+    MPI_Aint most = 0;
+    for (int r = 0; r < size; r++)
+        most = packed(b[r].count, recvtype) > most ? packed(b[r].count, recvtype) : most;
+    if (slot_for(s, most, &slot)) { /* each writes its block, then reads all */
+        slot_open(s, &slot, size);
+        if (sendbuf == MPI_IN_PLACE) {
+            to_segment(s, segment(&slot, rank), at(recvbuf, b[rank].offset), b[rank].count,
+                       recvtype);
+        } else {
+            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype);
+            self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
+                      recvtype);
+        }
+        slot_post(s, &slot, rank);
+        wait_flags(s, slot.posted, size, slot.use);
+        for (int r = 0; r < size; r++)
+            if (r != rank)
+                from_segment(s, at(recvbuf, b[r].offset), b[r].count, recvtype, segment(&slot, r));
+        slot_close(s, &slot, rank);
+        return;
+    }
     if (sendbuf != MPI_IN_PLACE)
         self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
                   recvtype);
@@ -203,9 +349,21 @@ tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, i
 {
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
+    tdm_slot slot;
     if (!s)
         return NULL;
-    if (alg == TDM_ALG_FLAT) {
+    if (slot_for(s, (packed(count, type) + size - 1) / size, &slot)) {
+        /* the root fills the slot's whole data area, the others read it */
+        slot_open(s, &slot, size);
+        if (rank == root) {
+            to_segment(s, slot.data, buffer, count, type);
+            slot_post(s, &slot, root);
+        } else {
+            wait_flags(s, flag_of(slot.posted, root), 1, slot.use);
+            from_segment(s, buffer, count, type, slot.data);
+        }
+        slot_close(s, &slot, rank);
+    } else if (alg == TDM_ALG_FLAT) {
         for (int i = 0; i < size; i++)
             if (rank == root && i != root)
                 add(s, TDM_OP_SEND, buffer, count, type, i);
@@ -379,7 +537,24 @@ tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? uniform(s, sendcount, sendtype, size) : NULL;
-    if (b && alg == TDM_ALG_BINOMIAL)
+    tdm_slot slot;
+    MPI_Aint bytes = rank == root ? packed(sendcount, sendtype) : packed(recvcount, recvtype);
+    if (b && slot_for(s, bytes, &slot)) {
+        slot_open(s, &slot, size);
+        if (rank == root) {
+            for (int r = 0; r < size; r++)
+                if (r != root)
+                    to_segment(s, segment(&slot, r), at(sendbuf, b[r].offset), sendcount, sendtype);
+            if (recvbuf != MPI_IN_PLACE)
+                self_copy(s, at(sendbuf, b[root].offset), sendcount, sendtype, recvbuf, recvcount,
+                          recvtype);
+            slot_post(s, &slot, root);
+        } else {
+            wait_flags(s, flag_of(slot.posted, root), 1, slot.use);
+            from_segment(s, recvbuf, recvcount, recvtype, segment(&slot, rank));
+        }
+        slot_close(s, &slot, rank);
+    } else if (b && alg == TDM_ALG_BINOMIAL)
         scatter_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
                          size);
     else if (b)
@@ -406,7 +581,26 @@ tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Data
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
-    if (b && alg == TDM_ALG_BINOMIAL)
+    tdm_slot slot;
+    MPI_Aint bytes = rank == root ? packed(recvcount, recvtype) : packed(sendcount, sendtype);
+    if (b && slot_for(s, bytes, &slot)) {
+        slot_open(s, &slot, size);
+        if (rank != root) {
+            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype);
+            slot_post(s, &slot, rank);
+        } else {
+            if (sendbuf != MPI_IN_PLACE)
+                self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[root].offset), recvcount,
+                          recvtype);
+            slot_post(s, &slot, root);
+            wait_flags(s, slot.posted, size, slot.use);
+            for (int r = 0; r < size; r++)
+                if (r != root)
+                    from_segment(s, at(recvbuf, b[r].offset), recvcount, recvtype,
+                                 segment(&slot, r));
+        }
+        slot_close(s, &slot, rank);
+    } else if (b && alg == TDM_ALG_BINOMIAL)
         gather_binomial(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, rank,
                         size);
     else if (b)
@@ -525,6 +719,27 @@ tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], co
 
 /* ------------------------------------------------------------- reductions */
 
+/* Through the slot: every rank writes its data; the root (root < 0: every
+   rank) combines the segments in rank order, s0 op (s1 op (... op s(n-1))). */
+static int reduce_shm(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype type, MPI_Op op, int root, int rank, int size)
+{
+    tdm_slot slot;
+    if (!flat_type(type) || !slot_for(s, packed(count, type), &slot))
+        return 0; /* the type is the same on every rank */
+    slot_open(s, &slot, size);
+    to_segment(s, segment(&slot, rank), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
+    slot_post(s, &slot, rank);
+    if (root < 0 || rank == root) {
+        wait_flags(s, slot.posted, size, slot.use);
+        from_segment(s, recvbuf, count, type, segment(&slot, size - 1));
+        for (int r = size - 2; r >= 0; r--)
+            local(s, TDM_OP_REDUCE, recvbuf, segment(&slot, r), count, type, op);
+    }
+    slot_close(s, &slot, rank);
+    return 1;
+}
+
 /* Binomial tree towards the root: each rank combines what its children send,
    then sends the result to its parent. */
 tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -534,6 +749,8 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
     tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
         return NULL;
+    if (reduce_shm(s, sendbuf, recvbuf, count, type, op, root, rank, size))
+        return built(s);
     void *acc = rank == root ? recvbuf : scratch(s, count, type);
     void *tmp = scratch(s, count, type);
     if (!(rank == root && sendbuf == MPI_IN_PLACE))
@@ -643,6 +860,8 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
     tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
         return NULL;
+    if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
+        return built(s);
     if (sendbuf != MPI_IN_PLACE)
         local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
     tdm_span *b = alg == TDM_ALG_RECURSIVE_DOUBLING ? NULL : split(s, count, size, type);

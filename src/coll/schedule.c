@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,12 @@ typedef struct coll_comm {
     MPI_Comm dup;           /* private duplicate: Tandem's collectives only */
     atomic_ullong sequence; /* collectives started on it */
     atomic_int in_flight;
+    /* the shared-memory slots, when every rank is on this node */
+    MPI_Win win;
+    atomic_ullong slot_uses; /* collectives that used the slots */
+    char *slots;
+    int nslots;
+    size_t slot_bytes, segment;
 } coll_comm;
 
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,9 +49,46 @@ static int comm_deleted(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
     coll_comm *c = value;
+    if (!stopped && c->win != MPI_WIN_NULL)
+        PMPI_Win_free(&c->win);
     if (!stopped && c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
     return MPI_SUCCESS;
+}
+
+/* The slots of a communicator whose ranks share one node: N slots of a flag
+   pair per rank and a segment per rank, in one window that rank 0 allocates
+   and zeroes. Collective over the duplicate; without it, no shared path. */
+static void attach_slots(coll_comm *c)
+{
+    int size, node_size, rank;
+    MPI_Comm node;
+    c->win = MPI_WIN_NULL;
+    PMPI_Comm_size(c->dup, &size);
+    PMPI_Comm_rank(c->dup, &rank);
+    if (!TDM_CONFIG_NUMBER(COLL_SHM) || size < 2 ||
+        PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    PMPI_Comm_size(node, &node_size);
+    c->segment = (size_t)TDM_CONFIG_NUMBER(COLL_SHM_BYTES);
+    c->segment = (c->segment + TDM_SLOT_FLAG - 1) / TDM_SLOT_FLAG * TDM_SLOT_FLAG;
+    c->nslots = (int)TDM_CONFIG_NUMBER(COLL_SHM_SLOTS);
+    c->slot_bytes = (size_t)size * (2 * TDM_SLOT_FLAG + c->segment);
+    MPI_Aint total = rank == 0 ? (MPI_Aint)(c->slot_bytes * (size_t)c->nslots) : 0, got;
+    int unit;
+    char *mine = NULL;
+    if (node_size == size && /* the same answer on every rank */
+        PMPI_Win_allocate_shared(total, 1, MPI_INFO_NULL, node, &mine, &c->win) == MPI_SUCCESS &&
+        PMPI_Win_shared_query(c->win, 0, &got, &unit, &c->slots) == MPI_SUCCESS) {
+        if (rank == 0)
+            memset(c->slots, 0, (size_t)total);
+        PMPI_Barrier(node); /* the zeroes are there before any use */
+    } else if (c->win != MPI_WIN_NULL) {
+        PMPI_Win_free(&c->win);
+    }
+    if (c->win == MPI_WIN_NULL)
+        c->slots = NULL;
+    PMPI_Comm_free(&node);
 }
 
 /* The state of 'comm', made on its first Tandem collective (collective over
@@ -67,6 +111,7 @@ static coll_comm *state_of(MPI_Comm comm)
         free(c);
         return NULL;
     }
+    attach_slots(c);
     PMPI_Comm_set_attr(comm, keyval, c);
     pthread_mutex_lock(&comms_lock);
     c->next = comms;
@@ -85,7 +130,9 @@ struct tdm_schedule {
     int nops, capacity;
     int *round_end; /* round r holds ops [round_end[r-1], round_end[r]) */
     int nrounds, round_capacity;
-    int round;             /* the round in progress */
+    int round;   /* the round in progress */
+    int next_op; /* its next operation to do (a WAIT resumes there) */
+    unsigned long long sequence;
     MPI_Request *requests; /* its point-to-point operations */
     MPI_Status *statuses;
     int nrequests;
@@ -117,6 +164,8 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm)
         return NULL;
     s->base.release = release;
     s->comm = c;
+    s->sequence = atomic_fetch_add_explicit(&c->sequence, 1, memory_order_relaxed);
+    s->tag = (int)(s->sequence % TDM_COLL_TAGS);
     PMPI_Comm_rank(c->dup, &s->rank);
     PMPI_Comm_size(c->dup, &s->size);
     if (tdm_schedule_round(s) != 0) {
@@ -162,6 +211,24 @@ int tdm_schedule_add(tdm_schedule *s, tdm_op op)
     return 0;
 }
 
+size_t tdm_schedule_slot_bytes(const tdm_schedule *s)
+{
+    return s->comm->slots ? s->comm->segment : 0;
+}
+
+void tdm_schedule_slot(tdm_schedule *s, tdm_slot *slot)
+{
+    coll_comm *c = s->comm;
+    unsigned long long use = atomic_fetch_add_explicit(&c->slot_uses, 1, memory_order_relaxed) + 1;
+    char *base = c->slots + ((use - 1) % (unsigned)c->nslots) * c->slot_bytes;
+    slot->use = use;
+    slot->previous = use > (unsigned)c->nslots ? use - (unsigned)c->nslots : 0;
+    slot->posted = base;
+    slot->acks = base + (size_t)s->size * TDM_SLOT_FLAG;
+    slot->data = base + 2 * (size_t)s->size * TDM_SLOT_FLAG;
+    slot->bytes = c->segment;
+}
+
 void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
@@ -193,20 +260,28 @@ static int contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_
     return true_extent == size && (count <= 1 || extent == size);
 }
 
-/* A COPY: one memcpy when both sides are contiguous, else pack and unpack
-   through a temporary buffer. */
+/* A COPY: one memcpy when both sides are contiguous, else one pack (or
+   unpack) when one side is, else both through a temporary buffer. */
 static int copy(const tdm_op *op)
 {
     MPI_Aint from, to, bytes, dst_bytes;
+    int src_flat = contiguous(op->src_count, op->src_type, &from, &bytes);
+    int dst_flat = contiguous(op->count, op->type, &to, &dst_bytes);
+    char *dst = (char *)op->buf + (dst_flat ? to : 0);
+    const char *src = (const char *)op->src + (src_flat ? from : 0);
+    int packed = 0, in = 0, out = 0, rc = MPI_SUCCESS;
     if (op->count == 0 || op->src_count == 0)
         return MPI_SUCCESS;
-    if (contiguous(op->src_count, op->src_type, &from, &bytes) &&
-        contiguous(op->count, op->type, &to, &dst_bytes) && bytes == dst_bytes) {
-        if ((char *)op->buf + to != (const char *)op->src + from)
-            memmove((char *)op->buf + to, (const char *)op->src + from, (size_t)bytes);
+    if (src_flat && dst_flat && bytes == dst_bytes) {
+        if (dst != src)
+            memmove(dst, src, (size_t)bytes);
         return MPI_SUCCESS;
     }
-    int packed = 0, in = 0, out = 0, rc;
+    if (dst_flat)
+        return PMPI_Pack(op->src, (int)op->src_count, op->src_type, dst, (int)dst_bytes, &in,
+                         MPI_COMM_SELF);
+    if (src_flat)
+        return PMPI_Unpack(src, (int)bytes, &out, op->buf, (int)op->count, op->type, MPI_COMM_SELF);
     rc = PMPI_Pack_size((int)op->src_count, op->src_type, MPI_COMM_SELF, &packed);
     void *tmp = rc == MPI_SUCCESS ? malloc(packed ? (size_t)packed : 1) : NULL;
     if (!tmp)
@@ -218,16 +293,28 @@ static int copy(const tdm_op *op)
     return rc;
 }
 
-/* Do the local operations of round 'round' and post its point-to-point ones.
-   Returns an MPI code. */
-static int start_round(tdm_schedule *s)
+/* run_round(): the round waits for a flag of another rank. */
+enum { BLOCKED = -1 };
+
+static int flags_reached(const tdm_op *op)
 {
-    int first = s->round ? s->round_end[s->round - 1] : 0, last = s->round_end[s->round];
+    for (MPI_Count k = 0; k < op->count; k++) {
+        const atomic_ullong *flag = (const atomic_ullong *)((const char *)op->src + k * op->stride);
+        if (atomic_load_explicit(flag, memory_order_acquire) < op->value)
+            return 0;
+    }
+    return 1;
+}
+
+/* Go on with the round in progress from its next operation: local ones
+   done, point-to-point ones posted, up to its end or an unmet WAIT. Returns
+   an MPI code, or BLOCKED. */
+static int run_round(tdm_schedule *s)
+{
     MPI_Comm comm = s->comm->dup;
     int rc = MPI_SUCCESS;
-    s->nrequests = 0;
-    for (int i = first; i < last && rc == MPI_SUCCESS; i++) {
-        tdm_op *op = &s->ops[i];
+    for (; s->next_op < s->round_end[s->round] && rc == MPI_SUCCESS; s->next_op++) {
+        tdm_op *op = &s->ops[s->next_op];
         int count = (int)op->count;
         switch (op->kind) {
         case TDM_OP_COPY: rc = copy(op); break;
@@ -246,6 +333,13 @@ static int start_round(tdm_schedule *s)
             rc = PMPI_Irecv(op->buf, count, op->type, op->peer, s->tag, comm,
                             &s->requests[s->nrequests++]);
             break;
+        case TDM_OP_WAIT:
+            if (!flags_reached(op))
+                return BLOCKED;
+            break;
+        case TDM_OP_SIGNAL:
+            atomic_store_explicit((atomic_ullong *)op->buf, op->value, memory_order_release);
+            break;
         }
     }
     return rc;
@@ -260,22 +354,24 @@ static void finish(tdm_schedule *s, int error)
     tdm_proxy_finish(&s->base, &status, error);
 }
 
-/* Test the round in progress; start the following ones as long as they
-   complete at once. Returns 1 when the schedule ended. */
+/* Go on with the round in progress, test its requests, and start the
+   following rounds as long as they complete at once. Returns 1 when the
+   schedule ended. */
 static int advance(tdm_schedule *s)
 {
     for (;;) {
-        int done = 1;
-        int rc = s->nrequests ? PMPI_Testall(s->nrequests, s->requests, &done, s->statuses)
-                              : MPI_SUCCESS;
+        int done = 1, rc = run_round(s);
+        if (rc == BLOCKED)
+            return 0;
+        if (rc == MPI_SUCCESS && s->nrequests)
+            rc = PMPI_Testall(s->nrequests, s->requests, &done, s->statuses);
         if (rc == MPI_SUCCESS && !done)
             return 0;
-        if (rc == MPI_SUCCESS && ++s->round < s->nrounds)
-            rc = start_round(s);
-        if (rc != MPI_SUCCESS || s->round >= s->nrounds) {
+        if (rc != MPI_SUCCESS || ++s->round >= s->nrounds) {
             finish(s, rc);
             return 1;
         }
+        s->nrequests = 0;
     }
 }
 
@@ -295,8 +391,8 @@ void tdm_schedule_discard(tdm_schedule *s)
     free(s);
 }
 
-/* Make 's' ready to run: room for its requests, a sequence number and its
-   tag. On failure (an MPI code) 's' is discarded. */
+/* Make 's' ready to run: room for its requests, a place among those in
+   flight. On failure (an MPI code) 's' is discarded. */
 static int prepare(tdm_schedule *s)
 {
     int most = 0;
@@ -319,10 +415,9 @@ static int prepare(tdm_schedule *s)
         tdm_schedule_discard(s);
         return MPI_ERR_OTHER;
     }
-    unsigned long long sequence =
-        atomic_fetch_add_explicit(&s->comm->sequence, 1, memory_order_relaxed);
-    s->tag = (int)(sequence % TDM_COLL_TAGS);
     s->round = 0;
+    s->next_op = 0;
+    s->nrequests = 0;
     atomic_fetch_add_explicit(&started, 1, memory_order_relaxed);
     return MPI_SUCCESS;
 }
@@ -332,10 +427,17 @@ int tdm_schedule_run(tdm_schedule *s)
     int rc = prepare(s);
     if (rc != MPI_SUCCESS)
         return rc;
-    for (s->round = 0; s->round < s->nrounds && rc == MPI_SUCCESS; s->round++) {
-        rc = start_round(s);
+    while (rc == MPI_SUCCESS && s->round < s->nrounds) {
+        rc = run_round(s);
+        if (rc == BLOCKED) { /* another rank's turn: its thread or call moves it */
+            rc = MPI_SUCCESS;
+            sched_yield();
+            continue;
+        }
         if (rc == MPI_SUCCESS && s->nrequests)
             rc = PMPI_Waitall(s->nrequests, s->requests, s->statuses);
+        s->round++;
+        s->nrequests = 0;
     }
     atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
     tdm_schedule_discard(s);
@@ -353,8 +455,8 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
         return rc; /* the proxy, and with it the schedule, is freed */
     }
     tdm_request_work_begin();
-    rc = start_round(s);
-    if (rc != MPI_SUCCESS) {
+    rc = run_round(s);
+    if (rc != MPI_SUCCESS && rc != BLOCKED) {
         finish(s, rc);
         return MPI_SUCCESS; /* the error comes with the request's completion */
     }

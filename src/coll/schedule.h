@@ -25,13 +25,23 @@
 
 enum { TDM_COLL_TAGS = 1 << 20 };
 
-typedef enum { TDM_OP_SEND, TDM_OP_RECV, TDM_OP_COPY, TDM_OP_REDUCE } tdm_op_kind;
+typedef enum {
+    TDM_OP_SEND,
+    TDM_OP_RECV,
+    TDM_OP_COPY,
+    TDM_OP_REDUCE,
+    TDM_OP_WAIT,
+    TDM_OP_SIGNAL
+} tdm_op_kind;
 
 /* One operation. SEND/RECV: buf, count, type with peer (a rank of the
    communicator). COPY: src (src_count x src_type) -> buf (count x type), two
    type maps with the same signature, copied in memory (never through the
    MPI's transport: a message to oneself may cross the network). REDUCE:
-   buf = src op buf (count x type). */
+   buf = src op buf (count x type). WAIT (shared memory): the round goes on
+   once each of 'count' 64-bit flags from src, 'stride' bytes apart, is at
+   least 'value' (else it resumes there at the next poll). SIGNAL: the flag
+   at buf becomes 'value' (after every write before it). */
 typedef struct {
     tdm_op_kind kind;
     void *buf;
@@ -42,6 +52,8 @@ typedef struct {
     MPI_Op op;
     MPI_Count src_count;
     MPI_Datatype src_type;
+    unsigned long long value;
+    MPI_Aint stride;
 } tdm_op;
 
 typedef struct tdm_schedule tdm_schedule;
@@ -53,6 +65,29 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm);
    round. Return 0, or -1 without memory (the schedule then fails to start). */
 int tdm_schedule_add(tdm_schedule *s, tdm_op op);
 int tdm_schedule_round(tdm_schedule *s);
+
+/* The shared-memory slots of a communicator whose ranks share one node: N
+   slots in a window those ranks share, used in turn by the collectives that
+   take the shared path (use k, counted from 1, takes slot (k - 1) mod N).
+   Each rank has a 'posted' and an 'ack' flag in a slot and a data segment of
+   'bytes'. A use may touch its slot once every rank acknowledged the slot's
+   previous use ('previous': use - N, or 0). */
+enum { TDM_SLOT_FLAG = 64 }; /* bytes between two ranks' flags */
+typedef struct {
+    unsigned long long use, previous;
+    char *posted, *acks; /* rank r's flag at + r * TDM_SLOT_FLAG */
+    char *data;          /* rank r's segment at data + r * bytes */
+    size_t bytes;
+} tdm_slot;
+
+/* The bytes of a rank's segment in a slot of the communicator of 's'; 0 when
+   it has no shared path (ranks on several nodes, TANDEM_COLL_SHM=0). */
+size_t tdm_schedule_slot_bytes(const tdm_schedule *s);
+
+/* Take the next use of the communicator's slots for 's' (only when
+   tdm_schedule_slot_bytes() said yes, and as every rank does: the same
+   collectives take the shared path on every rank, in the same order). */
+void tdm_schedule_slot(tdm_schedule *s, tdm_slot *slot);
 
 /* Memory the schedule frees when it ends (scratch buffers). */
 void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes);

@@ -82,6 +82,17 @@ TDM_CONFIG(COLL_ALLREDUCE, "TANDEM_COLL_ALLREDUCE", ENUM, "auto", 0, 0,
 TDM_CONFIG(COLL_REDUCE_SCATTER, "TANDEM_COLL_REDUCE_SCATTER", ENUM, "auto", 0, 0,
            "auto|pairwise|ring",
            "Algorithm of Tandem's (i)reduce_scatter and (i)reduce_scatter_block.")
+TDM_CONFIG(COLL_SHM, "TANDEM_COLL_SHM", BOOL, "1", 0, 1, NULL,
+           "On a communicator whose ranks share one node, Tandem's barrier, bcast, scatter, "
+           "gather, allgather, reduce and allreduce move data through shared-memory slots "
+           "(one copy in, one copy out) when it fits a slot; 0 keeps them on point-to-point "
+           "messages.")
+TDM_CONFIG(COLL_SHM_SLOTS, "TANDEM_COLL_SHM_SLOTS", INT, "16", 1, 4096, NULL,
+           "Shared-memory slots per communicator: how many collectives use them at once (more "
+           "wait for a slot that every rank has finished with).")
+TDM_CONFIG(COLL_SHM_BYTES, "TANDEM_COLL_SHM_BYTES", SIZE, "64k", 64, 1LL << 30, NULL,
+           "Bytes per rank in a shared-memory slot: the largest block (bcast: buffer / ranks) "
+           "that takes the shared-memory path. Memory: slots x ranks x this, per communicator.")
 TDM_CONFIG(COLL_TUNING, "TANDEM_COLL_TUNING", STRING, "", 0, 0, NULL,
            "A tuning file: lines 'COLLECTIVE ALGORITHM [bytes=LO-HI] [ranks=LO-HI]' that choose "
            "the algorithm by size and number of ranks, first match first (docs/COLLECTIVES.md); "

@@ -247,6 +247,7 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
         "TANDEM_MONITOR": "1",
         "TANDEM_MONITOR_OUTPUT": str(prefix),
         "TANDEM_COLL": "tandem",
+        "TANDEM_COLL_SHM": "0",  # the shared-memory path sends no message
         "TANDEM_PROGRESS": "proxy",
     }
     run(build, 2, program, tmp_path, env)
