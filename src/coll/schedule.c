@@ -450,6 +450,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     if (rc != MPI_SUCCESS)
         return rc;
     s->base.counted = 1;
+    s->base.drive = tdm_coll_poll;
     if ((rc = tdm_proxy_start(&s->base, request)) != MPI_SUCCESS) {
         atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
         return rc; /* the proxy, and with it the schedule, is freed */
@@ -467,8 +468,14 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* One thread at a time advances the schedules: the progress thread, or an
+   application thread waiting for or testing one of them. */
+static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int tdm_coll_poll(void)
 {
+    if (pthread_mutex_trylock(&poll_lock) != 0)
+        return 1; /* another thread is at it */
     pthread_mutex_lock(&queue_lock);
     tdm_schedule *fresh = queued;
     queued = NULL;
@@ -490,6 +497,7 @@ int tdm_coll_poll(void)
         else
             at = &s->next;
     }
+    pthread_mutex_unlock(&poll_lock);
     return n;
 }
 

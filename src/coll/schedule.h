@@ -105,8 +105,9 @@ int tdm_schedule_run(tdm_schedule *s);
    Returns an MPI code. */
 int tdm_schedule_start(tdm_schedule *s, MPI_Request *request);
 
-/* Progress thread: advance every schedule in flight. Returns how many there
-   are (0: none). */
+/* Advance every schedule in flight: the progress thread, and a thread that
+   waits for or tests a schedule's request. Returns how many there are (0:
+   none; 1 when another thread is advancing them). */
 int tdm_coll_poll(void);
 
 /* Nonzero when TANDEM_COLL=tandem (tdm_coll_on) and TANDEM_COLL_BLOCKING=tandem

@@ -42,7 +42,9 @@ struct tdm_proxy {
     int cancelled;                     /* final */
     int error;                         /* final: MPI_SUCCESS or the error code */
     void (*release)(tdm_proxy *proxy); /* optional: called just before it is freed */
-    tdm_proxy *next;                   /* queue link of whoever owns it before it finishes */
+    int (*drive)(void); /* optional: moves it on the calling thread (collective schedules);
+                           a waiter calls it for a while before it sleeps */
+    tdm_proxy *next;    /* queue link of whoever owns it before it finishes */
 };
 
 /* A zeroed proxy of 'size' bytes (a larger struct may embed tdm_proxy as its

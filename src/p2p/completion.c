@@ -180,6 +180,8 @@ static int test_(MPI_Request *request, int *flag, MPI_Status *status)
         return PMPI_Test(request, flag, status);
     MPI_Request before = *request;
     tdm_proxy *proxy = tdm_proxy_hold(before);
+    if (proxy && proxy->drive) /* a collective schedule: this call moves it too */
+        proxy->drive();
     int rc = PMPI_Test(request, flag, status);
     if (*flag)
         tdm_request_completed(before);
