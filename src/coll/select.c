@@ -276,8 +276,9 @@ tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks)
                                                                  : TDM_ALG_RING;
     case TDM_COLL_ALLTOALL: /* everything at once while the blocks are small */
         return bytes <= 32 * 1024 ? TDM_ALG_LINEAR : TDM_ALG_PAIRWISE;
-    case TDM_COLL_ALLREDUCE:
-        return bytes < 64 * 1024 ? TDM_ALG_RECURSIVE_DOUBLING : TDM_ALG_REDUCE_SCATTER_ALLGATHER;
+    case TDM_COLL_ALLREDUCE: /* on 2 ranks recursive doubling is one exchange: best */
+        return bytes < 64 * 1024 || ranks <= 2 ? TDM_ALG_RECURSIVE_DOUBLING
+                                               : TDM_ALG_REDUCE_SCATTER_ALLGATHER;
     case TDM_COLL_REDUCE_SCATTER:
     default: return TDM_ALG_PAIRWISE;
     }

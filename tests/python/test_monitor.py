@@ -228,11 +228,10 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     coll_internal kind (I lines). On 2 ranks, test_coll_nonblocking sends, in
     MPI_COMM_WORLD (the sub-communicators have one rank: no message):
       12  ibcasts (2 roots x 6), 1 message each
-      248 reductions: 5 counts x (8 int iallreduce x 2 + 8 int ireduce x 1 +
+      214 reductions: 5 counts x (8 int iallreduce x 2 + 8 int ireduce x 1 +
           9 double iallreduce x 2; the non-commutative operation stays
-          native) + MINLOC and MAXLOC iallreduce x 2 = 214, and 34 more at
-          70000 elements, where the built-in rule picks reduce-scatter +
-          allgather (2 messages a rank instead of recursive doubling's 1)
+          native) + MINLOC and MAXLOC iallreduce x 2 (recursive doubling, on 2
+          ranks at every size)
       36  gather/scatter/allgather/alltoall: 4 counts x (1+1+1+2+2+2)
       8   iscan and iexscan with 3 operations (rank 0 to rank 1), igatherv and
           iscatterv (1 each)
@@ -253,7 +252,7 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     run(build, 2, program, tmp_path, env)
     job = json.loads(Path(f"{prefix}.json").read_text())
     internal = [r["counters"]["coll_internal"]["messages"] for r in job["ranks"]]
-    assert sum(map(sum, internal)) == 12 + 248 + 36 + 8 + 18 + 1 + 2 + 666
+    assert sum(map(sum, internal)) == 12 + 214 + 36 + 8 + 18 + 1 + 2 + 666
     assert internal[0][0] == internal[1][1] == 0  # never to oneself
     for rank in range(2):
         assert [fields(line)[3] for line in lines(prefix, rank, "I")] == [internal[rank][1 - rank]]

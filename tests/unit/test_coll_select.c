@@ -42,6 +42,7 @@ static void builtin_rules(void)
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
     EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 8, 4) == TDM_ALG_RECURSIVE_DOUBLING);
     EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 4) == TDM_ALG_REDUCE_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 2) == TDM_ALG_RECURSIVE_DOUBLING);
     EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_PAIRWISE);
 }
 
