@@ -58,6 +58,12 @@ bench: build
 	$(VENV)/bin/tandem bench io --ranks 1,2 --rounds 5 --trials 7 --timeout 60 --out docs/perf
 	$(VENV)/bin/tandem bench coll --transports shaped,shm --sizes 65536,1048576,4194304 \
 		--rounds 3 --trials 5 --timeout 30 --out docs/perf
+	$(VENV)/bin/tandem bench nbc --transports shm --ranks 2,4 \
+		--sizes 1024,16384,65536,1048576 --rounds 3 --trials 9 --timeout 120 --out docs/perf
+	$(VENV)/bin/tandem bench ioapp --transports shm --ranks 2,4 --ops 0,400,2000 --rounds 3 \
+		--trials 3 --timeout 150 --io-dir /tmp --out docs/perf
+	$(VENV)/bin/tandem bench ioapp --transports shaped --ranks 2 --ops 400,2000 --rounds 2 \
+		--trials 3 --timeout 60 --io-dir /tmp --out docs/perf/ioapp-shaped
 	$(VENV)/bin/tandem bench monitor --sizes 8,4096 --ranks 2,4 --rounds 5 --trials 21 \
 		--steps 20 --timeout 120 --out docs/perf
 
