@@ -15,7 +15,9 @@
  *   scan, exscan    a chain in rank order (any operation)
  *
  * Reductions other than scan and exscan combine in an order of their own, so
- * they take commutative operations only (hooks.c checks).
+ * they take commutative operations only, except reduce and allreduce on the
+ * shared-memory path, which combine in rank order (a non-commutative
+ * operation there returns NULL when the path cannot take the call).
  */
 #include "coll/algorithms.h"
 
@@ -743,7 +745,8 @@ static int reduce_shm(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_C
 /* Binomial tree towards the root: each rank combines what its children send,
    then sends the result to its parent. */
 tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+                              MPI_Datatype type, MPI_Op op, int commutative, int root,
+                              MPI_Comm comm)
 {
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
@@ -751,6 +754,10 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, root, rank, size))
         return built(s);
+    if (!commutative) { /* the tree combines out of rank order */
+        tdm_schedule_discard(s);
+        return NULL;
+    }
     void *acc = rank == root ? recvbuf : scratch(s, count, type);
     void *tmp = scratch(s, count, type);
     if (!(rank == root && sendbuf == MPI_IN_PLACE))
@@ -853,7 +860,7 @@ static void reduce_scatter_ring(tdm_schedule *s, void *work, const tdm_span *b, 
 }
 
 tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype type, MPI_Op op, tdm_coll_alg alg,
+                                 MPI_Datatype type, MPI_Op op, int commutative, tdm_coll_alg alg,
                                  tdm_coll_alg allgather_alg, MPI_Comm comm)
 {
     int size, rank;
@@ -862,6 +869,10 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
         return built(s);
+    if (!commutative) { /* the point-to-point algorithms combine out of rank order */
+        tdm_schedule_discard(s);
+        return NULL;
+    }
     if (sendbuf != MPI_IN_PLACE)
         local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
     tdm_span *b = alg == TDM_ALG_RECURSIVE_DOUBLING ? NULL : split(s, count, size, type);

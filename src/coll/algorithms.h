@@ -56,11 +56,15 @@ tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], co
                                  const int recvcounts[], const int rdispls[],
                                  const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
                                  MPI_Comm comm);
+/* Reduce and allreduce take a non-commutative operation ('commutative' 0)
+   on the shared-memory path only, which combines in rank order; else NULL
+   (the same on every rank), and the MPI library runs the call. */
 tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm);
+                              MPI_Datatype type, MPI_Op op, int commutative, int root,
+                              MPI_Comm comm);
 /* 'allgather_alg': the allgather half of reduce_scatter_allgather. */
 tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype type, MPI_Op op, tdm_coll_alg alg,
+                                 MPI_Datatype type, MPI_Op op, int commutative, tdm_coll_alg alg,
                                  tdm_coll_alg allgather_alg, MPI_Comm comm);
 /* recvcounts, or (NULL) 'recvcount' for every rank: the _block form. */
 tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],

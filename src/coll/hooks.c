@@ -7,7 +7,8 @@
  * Each collective has one function below that checks the arguments, picks the
  * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
  * to the MPI library: an inter-communicator, a non-commutative reduction
- * (scan and exscan excepted), MPI_IN_PLACE where Tandem does not take it
+ * (scan and exscan excepted, and reduce and allreduce on the shared-memory
+ * path), MPI_IN_PLACE where Tandem does not take it
  * (alltoallv/w, scan, exscan), counts beyond what one message can hold, no
  * memory, or arguments the MPI library must reject (it then raises the
  * error). The MPI entry points are the thin wrappers at the end.
@@ -52,7 +53,8 @@ static long long bytes_of(MPI_Count count, MPI_Datatype type)
 }
 
 /* Reductions other than scan and exscan combine in Tandem's own order, so
-   they take commutative operations only (every predefined one). */
+   they take commutative operations only (every predefined one), except on
+   the shared-memory path (algorithms.h). */
 static int commutative(MPI_Op op)
 {
     int yes = 0;
@@ -248,21 +250,23 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
                   int root, MPI_Comm comm, MPI_Request *request)
 {
     int size;
-    if (!valid(comm, count, type, root, &size) || !commutative(op))
+    if (!valid(comm, count, type, root, &size) || op == MPI_OP_NULL)
         return -1;
-    return launch(tdm_coll_reduce(sendbuf, recvbuf, count, type, op, root, comm), request, comm);
+    return launch(tdm_coll_reduce(sendbuf, recvbuf, count, type, op, commutative(op), root, comm),
+                  request, comm);
 }
 
 static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     int size;
-    if (!valid(comm, count, type, 0, &size) || !commutative(op))
+    if (!valid(comm, count, type, 0, &size) || op == MPI_OP_NULL)
         return -1;
     long long bytes = bytes_of(count, type);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLREDUCE, bytes, size);
     tdm_coll_alg gather_alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes / size, size);
-    return launch(tdm_coll_allreduce(sendbuf, recvbuf, count, type, op, alg, gather_alg, comm),
+    return launch(tdm_coll_allreduce(sendbuf, recvbuf, count, type, op, commutative(op), alg,
+                                     gather_alg, comm),
                   request, comm);
 }
 
