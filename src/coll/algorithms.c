@@ -167,14 +167,6 @@ static void raise_flag(tdm_schedule *s, char *flag, unsigned long long value)
     tdm_schedule_add(s, o);
 }
 
-static MPI_Aint packed(MPI_Count count, MPI_Datatype type)
-{
-    int size = 0;
-    if (type != MPI_DATATYPE_NULL)
-        PMPI_Type_size(type, &size);
-    return (MPI_Aint)count * size;
-}
-
 /* 'count' x 'type' into a segment, as packed bytes, and back. */
 static void to_segment(tdm_schedule *s, char *seg, const void *buf, MPI_Count count,
                        MPI_Datatype type)
@@ -182,7 +174,7 @@ static void to_segment(tdm_schedule *s, char *seg, const void *buf, MPI_Count co
     tdm_op o = {.kind = TDM_OP_COPY,
                 .buf = seg,
                 .src = buf,
-                .count = packed(count, type),
+                .count = tdm_coll_bytes(count, type),
                 .type = MPI_BYTE,
                 .src_count = count,
                 .src_type = type};
@@ -197,7 +189,7 @@ static void from_segment(tdm_schedule *s, void *buf, MPI_Count count, MPI_Dataty
                 .src = seg,
                 .count = count,
                 .type = type,
-                .src_count = packed(count, type),
+                .src_count = tdm_coll_bytes(count, type),
                 .src_type = MPI_BYTE};
     tdm_schedule_add(s, o);
 }
@@ -228,15 +220,12 @@ static void slot_close(tdm_schedule *s, tdm_slot *slot, int rank)
     raise_flag(s, flag_of(slot->acks, rank), slot->use);
 }
 
-/* A datatype whose elements lie back to back (reductions in a segment). */
+/* A datatype whose elements lie back to back from offset 0, as in a segment
+   (reductions there). */
 static int flat_type(MPI_Datatype type)
 {
-    int size = 0;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    PMPI_Type_size(type, &size);
-    PMPI_Type_get_extent(type, &lb, &extent);
-    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
-    return size > 0 && extent == size && true_extent == size;
+    MPI_Aint offset, bytes;
+    return tdm_coll_contiguous(2, type, &offset, &bytes) && offset == 0 && bytes > 0;
 }
 
 /* ---------------------------------------------------------------- barrier */
@@ -302,7 +291,8 @@ static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
     tdm_slot slot;
     MPI_Aint most = 0;
     for (int r = 0; r < size; r++)
-        most = packed(b[r].count, recvtype) > most ? packed(b[r].count, recvtype) : most;
+        most = tdm_coll_bytes(b[r].count, recvtype) > most ? tdm_coll_bytes(b[r].count, recvtype)
+                                                           : most;
     if (slot_for(s, most, &slot)) { /* each writes its block, then reads all */
         slot_open(s, &slot, size);
         if (sendbuf == MPI_IN_PLACE) {
@@ -354,7 +344,7 @@ tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, i
     tdm_slot slot;
     if (!s)
         return NULL;
-    if (slot_for(s, (packed(count, type) + size - 1) / size, &slot)) {
+    if (slot_for(s, (tdm_coll_bytes(count, type) + size - 1) / size, &slot)) {
         /* the root fills the slot's whole data area, the others read it */
         slot_open(s, &slot, size);
         if (rank == root) {
@@ -540,7 +530,8 @@ tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? uniform(s, sendcount, sendtype, size) : NULL;
     tdm_slot slot;
-    MPI_Aint bytes = rank == root ? packed(sendcount, sendtype) : packed(recvcount, recvtype);
+    MPI_Aint bytes =
+        rank == root ? tdm_coll_bytes(sendcount, sendtype) : tdm_coll_bytes(recvcount, recvtype);
     if (b && slot_for(s, bytes, &slot)) {
         slot_open(s, &slot, size);
         if (rank == root) {
@@ -584,7 +575,8 @@ tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Data
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
     tdm_slot slot;
-    MPI_Aint bytes = rank == root ? packed(recvcount, recvtype) : packed(sendcount, sendtype);
+    MPI_Aint bytes =
+        rank == root ? tdm_coll_bytes(recvcount, recvtype) : tdm_coll_bytes(sendcount, sendtype);
     if (b && slot_for(s, bytes, &slot)) {
         slot_open(s, &slot, size);
         if (rank != root) {
@@ -727,7 +719,7 @@ static int reduce_shm(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_C
                       MPI_Datatype type, MPI_Op op, int root, int rank, int size)
 {
     tdm_slot slot;
-    if (!flat_type(type) || !slot_for(s, packed(count, type), &slot))
+    if (!flat_type(type) || !slot_for(s, tdm_coll_bytes(count, type), &slot))
         return 0; /* the type is the same on every rank */
     slot_open(s, &slot, size);
     to_segment(s, segment(&slot, rank), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);

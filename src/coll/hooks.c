@@ -44,14 +44,6 @@ static int rank_of(MPI_Comm comm)
     return rank;
 }
 
-static long long bytes_of(MPI_Count count, MPI_Datatype type)
-{
-    int size = 0;
-    if (type != MPI_DATATYPE_NULL)
-        PMPI_Type_size(type, &size);
-    return (long long)count * size;
-}
-
 /* Reductions other than scan and exscan combine in Tandem's own order, so
    they take commutative operations only (every predefined one), except on
    the shared-memory path (algorithms.h). */
@@ -103,7 +95,7 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI
     int size;
     if (!valid(comm, count, type, root, &size))
         return -1;
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, bytes_of(count, type), size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, tdm_coll_bytes(count, type), size);
     return launch(tdm_coll_bcast(buffer, count, type, root, alg, comm), request, comm);
 }
 
@@ -126,8 +118,8 @@ static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (!valid_rooted(comm, root, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype,
                       sendcount, sendtype, &size))
         return -1;
-    long long bytes =
-        rank_of(comm) == root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+    long long bytes = rank_of(comm) == root ? tdm_coll_bytes(sendcount, sendtype)
+                                            : tdm_coll_bytes(recvcount, recvtype);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_SCATTER, bytes, size);
     return launch(tdm_coll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                    alg, comm),
@@ -142,8 +134,8 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (!valid_rooted(comm, root, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype,
                       recvcount, recvtype, &size))
         return -1;
-    long long bytes =
-        rank_of(comm) == root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+    long long bytes = rank_of(comm) == root ? tdm_coll_bytes(recvcount, recvtype)
+                                            : tdm_coll_bytes(sendcount, sendtype);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_GATHER, bytes, size);
     return launch(tdm_coll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                   alg, comm),
@@ -186,7 +178,8 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
         !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
         return -1;
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes_of(recvcount, recvtype), size);
+    tdm_coll_alg alg =
+        tdm_coll_select(TDM_COLL_ALLGATHER, tdm_coll_bytes(recvcount, recvtype), size);
     return launch(
         tdm_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
         request, comm);
@@ -203,7 +196,8 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     long long total = 0; /* every rank knows every count: the same choice everywhere */
     for (int i = 0; i < size; i++)
         total += recvcounts[i];
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes_of(total, recvtype) / size, size);
+    tdm_coll_alg alg =
+        tdm_coll_select(TDM_COLL_ALLGATHER, tdm_coll_bytes(total, recvtype) / size, size);
     return launch(tdm_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                       recvtype, alg, comm),
                   request, comm);
@@ -216,7 +210,8 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
         !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
         return -1;
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes_of(recvcount, recvtype), size);
+    tdm_coll_alg alg =
+        tdm_coll_select(TDM_COLL_ALLTOALL, tdm_coll_bytes(recvcount, recvtype), size);
     return launch(
         tdm_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
         request, comm);
@@ -239,7 +234,7 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
             !valid_counts(comm, recvcounts, rdispls, recvtypes[i]))
             return -1;
     for (int i = 0; i < size; i++)
-        bytes += bytes_of(recvcounts[i], recvtypes[w_form ? i : 0]);
+        bytes += tdm_coll_bytes(recvcounts[i], recvtypes[w_form ? i : 0]);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes / size, size);
     return launch(tdm_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                                      rdispls, recvtypes, w_form, alg, comm),
@@ -262,7 +257,7 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     int size;
     if (!valid(comm, count, type, 0, &size) || op == MPI_OP_NULL)
         return -1;
-    long long bytes = bytes_of(count, type);
+    long long bytes = tdm_coll_bytes(count, type);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLREDUCE, bytes, size);
     tdm_coll_alg gather_alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes / size, size);
     return launch(tdm_coll_allreduce(sendbuf, recvbuf, count, type, op, commutative(op), alg,
@@ -286,7 +281,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     }
     if (total > INT_MAX || (total > 0 && type == MPI_DATATYPE_NULL))
         return -1;
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, bytes_of(total, type), size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, tdm_coll_bytes(total, type), size);
     return launch(
         tdm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, type, op, alg, comm),
         request, comm);

@@ -245,9 +245,15 @@ void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes)
     return p;
 }
 
-/* Whether 'count' x 'type' is one contiguous run of bytes; then *offset is
-   where it starts in the buffer and *bytes its length. */
-static int contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_Aint *bytes)
+MPI_Aint tdm_coll_bytes(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type != MPI_DATATYPE_NULL)
+        PMPI_Type_size(type, &size);
+    return (MPI_Aint)count * size;
+}
+
+int tdm_coll_contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_Aint *bytes)
 {
     int size = 0;
     MPI_Aint lb, extent, true_lb, true_extent;
@@ -265,8 +271,8 @@ static int contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_
 static int copy(const tdm_op *op)
 {
     MPI_Aint from, to, bytes, dst_bytes;
-    int src_flat = contiguous(op->src_count, op->src_type, &from, &bytes);
-    int dst_flat = contiguous(op->count, op->type, &to, &dst_bytes);
+    int src_flat = tdm_coll_contiguous(op->src_count, op->src_type, &from, &bytes);
+    int dst_flat = tdm_coll_contiguous(op->count, op->type, &to, &dst_bytes);
     char *dst = (char *)op->buf + (dst_flat ? to : 0);
     const char *src = (const char *)op->src + (src_flat ? from : 0);
     int packed = 0, in = 0, out = 0, rc = MPI_SUCCESS;

@@ -92,6 +92,13 @@ void tdm_schedule_slot(tdm_schedule *s, tdm_slot *slot);
 /* Memory the schedule frees when it ends (scratch buffers). */
 void *tdm_schedule_scratch(tdm_schedule *s, size_t bytes);
 
+/* The bytes of 'count' x 'type' (0 for MPI_DATATYPE_NULL). */
+MPI_Aint tdm_coll_bytes(MPI_Count count, MPI_Datatype type);
+
+/* Whether 'count' x 'type' is one contiguous run of bytes; then *offset is
+   where it starts in the buffer and *bytes its length. */
+int tdm_coll_contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MPI_Aint *bytes);
+
 /* Whether building 's' ran out of memory; discard it then (frees it). */
 int tdm_schedule_failed(const tdm_schedule *s);
 void tdm_schedule_discard(tdm_schedule *s);
