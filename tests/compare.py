@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """Run an MPI test program with and without Tandem and require identical output.
 
-  compare.py --build DIR -n NP [--trace NAME ...] [--env NAME=VALUE ...] -- PROGRAM ARGS
+  compare.py --build DIR -n NP [--trace NAME ...] [--expect REGEX ...] [--env NAME=VALUE ...]
+             -- PROGRAM ARGS
 
 Both runs must exit 0 and print the same stdout; the run with Tandem must print
 no Tandem warning. With --trace, a third run sets TANDEM_TRACE=1 and requires a
 trace line for every NAME ("MPI_Isend (Fortran)"), which proves that the calls
-went through Tandem's entry points and not around them.
+went through Tandem's entry points and not around them. With --expect, a run
+with TANDEM_VERBOSE=2 must print a line matching each REGEX on stderr (what
+Tandem reports of its own work at MPI_Finalize).
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,6 +56,7 @@ def main() -> int:
     parser.add_argument("--build", required=True, type=Path)
     parser.add_argument("-n", type=int, default=1)
     parser.add_argument("--trace", action="append", default=[])
+    parser.add_argument("--expect", action="append", default=[], metavar="REGEX")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -94,6 +99,12 @@ def main() -> int:
         for name in args.trace:
             if f"trace {name}" not in traced.stderr:
                 print(f"FAIL: no trace line for {name}; stderr was:\n{traced.stderr[-3000:]}")
+                failed = True
+    if args.expect:
+        _, verbose = run(build, args.n, program, True, dict(env, TANDEM_VERBOSE="2"))
+        for pattern in args.expect:
+            if not re.search(pattern, verbose.stderr):
+                print(f"FAIL: nothing matches {pattern!r}; stderr was:\n{verbose.stderr[-3000:]}")
                 failed = True
     print(tandem.stdout)
     print("FAILED" if failed else "passed: identical output with and without Tandem")

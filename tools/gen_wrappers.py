@@ -158,6 +158,7 @@ def gen_dispatch(functions: list[Function]) -> str:
         "#define TDM_GEN_DISPATCH_H",
         "",
         '#include "core/progress.h"',
+        '#include "core/request.h"',
         '#include "core/runtime.h"',
         '#include "monitor/monitor.h"',
         '#include "wrappers/gen_hooks.h"',
@@ -165,7 +166,9 @@ def gen_dispatch(functions: list[Function]) -> str:
         "/* Each dispatcher is the single path of one MPI function, shared by its C and",
         "   Fortran entry points. While Tandem is disabled it goes straight to PMPI with",
         "   no lock and no allocation; functions marked 'always' reach their hook even",
-        "   then, because they decide whether Tandem is enabled at all. */",
+        "   then, because they decide whether Tandem is enabled at all. Every other one",
+        "   first moves the collective schedules in flight (tdm_progress_touch), and a",
+        "   'blocking' one lets the progress thread back off while it blocks. */",
         "",
     ]
     for f, guard in c_variants(functions):
@@ -181,6 +184,7 @@ def gen_dispatch(functions: list[Function]) -> str:
                 "    if (TDM_UNLIKELY(!tdm_active))",
                 f"        return P{f.name}({call_args});",
                 f'    TDM_TRACE_CALL("{f.name}", lang);',
+                "    tdm_progress_touch();",
             ]
             if "monitor" in f.flags:
                 body += [
@@ -188,11 +192,20 @@ def gen_dispatch(functions: list[Function]) -> str:
                     f"        tdm_monitor_{f.short}({call_args});",
                 ]
             if "hook" in f.flags:
-                body.append(
-                    f"    return tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args});"
-                )
+                call = f"tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args})"
             else:
-                body.append(f"    return P{f.name}({call_args});")
+                call = f"P{f.name}({call_args})"
+            if "blocking" in f.flags:
+                body += [
+                    "    if (tdm_request_outstanding() == 0)",
+                    f"        return {call};",
+                    "    tdm_progress_blocking_enter();",
+                    f"    int rc = {call};",
+                    "    tdm_progress_blocking_leave();",
+                    "    return rc;",
+                ]
+            else:
+                body.append(f"    return {call};")
         body += ["}", ""]
         wrap_guard(out, guard, body)
     out += ["#endif", ""]

@@ -22,6 +22,7 @@
 int tdm_coll_on;
 int tdm_coll_blocking_on;
 static atomic_long started;
+static atomic_long finished_by_calls; /* on an application thread: in its MPI calls */
 
 /* ------------------------------------------------- communicator state */
 
@@ -357,6 +358,9 @@ static void finish(tdm_schedule *s, int error)
     MPI_Status status;
     tdm_status_empty(&status);
     atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+    if (!tdm_progress_on_thread())
+        atomic_fetch_add_explicit(&finished_by_calls, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);
     tdm_proxy_finish(&s->base, &status, error);
 }
 
@@ -462,6 +466,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
         return rc; /* the proxy, and with it the schedule, is freed */
     }
     tdm_request_work_begin();
+    atomic_fetch_add_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);
     rc = run_round(s);
     if (rc != MPI_SUCCESS && rc != BLOCKED) {
         finish(s, rc);
@@ -510,6 +515,11 @@ int tdm_coll_poll(void)
 long tdm_coll_started(void)
 {
     return atomic_load(&started);
+}
+
+long tdm_coll_finished_by_calls(void)
+{
+    return atomic_load(&finished_by_calls);
 }
 
 /* Tuning file warnings: rank 0 says them. */

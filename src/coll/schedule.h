@@ -5,10 +5,11 @@
  * reduce), done when the round starts, and point-to-point operations (send,
  * receive), posted then; a round starts when the previous one completed
  * (the seed's dependent stages; operations within a round are independent).
- * The first round starts inside the MPI_I* call, on the caller's thread; the
- * progress thread then owns the schedule, tests the round's requests and
- * starts the next round, and finally completes the generalized request the
- * application holds (a proxy, so MPI_Wait sleeps until then).
+ * The first round starts inside the MPI_I* call, on the caller's thread; then
+ * the progress thread, and any MPI call the application makes meanwhile, test
+ * the round's requests and start the next round; whichever finds the last
+ * round complete completes the generalized request the application holds (a
+ * proxy: MPI_Wait moves the schedules for a while, then sleeps until then).
  *
  * Each user communicator gets a private duplicate (made on its first Tandem
  * collective, cached as an attribute) and a 64-bit sequence number: a
@@ -129,7 +130,10 @@ void tdm_coll_init(void);
 /* Before PMPI_Finalize: free the private communicators. */
 void tdm_coll_stop(void);
 
-/* Collectives Tandem ran so far (TANDEM_VERBOSE=2). */
+/* Collectives Tandem ran so far, and the nonblocking ones among them that an
+   application thread finished, in one of its MPI calls rather than the
+   progress thread (TANDEM_VERBOSE=2). */
 long tdm_coll_started(void);
+long tdm_coll_finished_by_calls(void);
 
 #endif

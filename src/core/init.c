@@ -164,9 +164,11 @@ int tdm_hook_Finalize(int lang)
         double cpu, wall;
         tdm_progress_times(&cpu, &wall);
         tdm_log_info("progress thread: %ld polls, %.3f ms CPU in %.3f s (%.2f%%); %ld operations "
-                     "proxied, %ld file operations offloaded, %ld collectives run",
+                     "proxied, %ld file operations offloaded, %ld collectives run (%ld finished "
+                     "in application calls)",
                      tdm_progress_polls(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
-                     tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started());
+                     tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
+                     tdm_coll_finished_by_calls());
     }
     tdm_trace_on = 0;
     tdm_active = 0;

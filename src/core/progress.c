@@ -9,7 +9,8 @@
  * shared with the computation, each wake-up from a short sleep preempts the
  * computation, which the overlap benchmark measured as a 57-88% slowdown.
  * While an application thread is inside a blocking MPI call the MPI library
- * progresses on its own, so the thread only sleeps.
+ * progresses on its own, so the thread only sleeps, unless work that only
+ * Tandem moves (a collective's schedule) is in flight.
  */
 #include "core/progress.h"
 
@@ -31,6 +32,7 @@ int tdm_progress_running;
 int tdm_progress_strategy;
 long long tdm_eager_limit;
 atomic_int tdm_progress_blocked;
+atomic_int tdm_progress_own_work;
 
 static struct {
     pthread_t thread;
@@ -65,9 +67,12 @@ static double seconds(clockid_t clock)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static _Thread_local int on_thread; /* set in the progress thread only */
+
 static void *progress_main(void *unused)
 {
     (void)unused;
+    on_thread = 1;
     /* Short sleeps must stay short: the default timer slack is 50 us. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     if (engine.cpu >= 0)
@@ -86,7 +91,8 @@ static void *progress_main(void *unused)
             break;
         pthread_mutex_unlock(&engine.lock);
 
-        if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0) {
+        if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
+            atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
             pause_us(engine.max_pause_us);
         } else {
             engine.drive(engine.context);
@@ -158,6 +164,11 @@ void tdm_progress_times(double *cpu, double *wall)
 long tdm_progress_polls(void)
 {
     return atomic_load(&engine.polls);
+}
+
+int tdm_progress_on_thread(void)
+{
+    return on_thread;
 }
 
 int tdm_progress_cpu(void)

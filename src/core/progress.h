@@ -45,6 +45,22 @@ void tdm_progress_wake(void);
    in MPI_Init before any work is counted. */
 extern int (*tdm_progress_extra_poll)(void);
 
+/* Work in flight that only that poll moves: the MPI library posts a
+   schedule's next round only when Tandem starts it, even inside a blocking
+   call. While it is nonzero the thread does not back off, and every MPI call
+   the application makes through Tandem polls once (tdm_progress_touch). */
+extern atomic_int tdm_progress_own_work;
+
+static inline void tdm_progress_touch(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) > 0,
+                         0)) {
+        int (*poll)(void) = tdm_progress_extra_poll;
+        if (poll)
+            poll();
+    }
+}
+
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 
@@ -61,6 +77,9 @@ void tdm_progress_engine_stop(void);
 /* The CPU time the last thread used and how long it lived, in seconds; valid
    after tdm_progress_engine_stop(). */
 void tdm_progress_times(double *cpu, double *wall);
+
+/* Whether the calling thread is the progress thread. */
+int tdm_progress_on_thread(void);
 
 /* Number of polls made so far (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_polls(void);

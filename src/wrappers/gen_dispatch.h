@@ -3,6 +3,7 @@
 #define TDM_GEN_DISPATCH_H
 
 #include "core/progress.h"
+#include "core/request.h"
 #include "core/runtime.h"
 #include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
@@ -10,7 +11,9 @@
 /* Each dispatcher is the single path of one MPI function, shared by its C and
    Fortran entry points. While Tandem is disabled it goes straight to PMPI with
    no lock and no allocation; functions marked 'always' reach their hook even
-   then, because they decide whether Tandem is enabled at all. */
+   then, because they decide whether Tandem is enabled at all. Every other one
+   first moves the collective schedules in flight (tdm_progress_touch), and a
+   'blocking' one lets the progress thread back off while it blocks. */
 
 static inline int tdm_dispatch_Init(int lang, int *argc, char ***argv)
 {
@@ -42,6 +45,7 @@ static inline int tdm_dispatch_Isend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend", lang);
+    tdm_progress_touch();
     return tdm_hook_Isend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -51,6 +55,7 @@ static inline int tdm_dispatch_Isend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Isend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -60,6 +65,7 @@ static inline int tdm_dispatch_Ibsend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend", lang);
+    tdm_progress_touch();
     return tdm_hook_Ibsend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -69,6 +75,7 @@ static inline int tdm_dispatch_Ibsend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Ibsend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -78,6 +85,7 @@ static inline int tdm_dispatch_Issend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend", lang);
+    tdm_progress_touch();
     return tdm_hook_Issend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -87,6 +95,7 @@ static inline int tdm_dispatch_Issend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Issend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -96,6 +105,7 @@ static inline int tdm_dispatch_Irsend(int lang, const void *buf, int count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend", lang);
+    tdm_progress_touch();
     return tdm_hook_Irsend(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -105,6 +115,7 @@ static inline int tdm_dispatch_Irsend_c(int lang, const void *buf, MPI_Count cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Irsend_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -114,6 +125,7 @@ static inline int tdm_dispatch_Irecv(int lang, void *buf, int count, MPI_Datatyp
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv", lang);
+    tdm_progress_touch();
     return tdm_hook_Irecv(lang, buf, count, datatype, source, tag, comm, request);
 }
 
@@ -123,6 +135,7 @@ static inline int tdm_dispatch_Irecv_c(int lang, void *buf, MPI_Count count, MPI
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Irecv_c(lang, buf, count, datatype, source, tag, comm, request);
 }
 
@@ -132,6 +145,7 @@ static inline int tdm_dispatch_Imrecv(int lang, void *buf, int count, MPI_Dataty
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Imrecv(buf, count, datatype, message, request);
     TDM_TRACE_CALL("MPI_Imrecv", lang);
+    tdm_progress_touch();
     return tdm_hook_Imrecv(lang, buf, count, datatype, message, request);
 }
 
@@ -141,6 +155,7 @@ static inline int tdm_dispatch_Imrecv_c(int lang, void *buf, MPI_Count count, MP
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Imrecv_c(buf, count, datatype, message, request);
     TDM_TRACE_CALL("MPI_Imrecv_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Imrecv_c(lang, buf, count, datatype, message, request);
 }
 
@@ -150,6 +165,7 @@ static inline int tdm_dispatch_Send_init(int lang, const void *buf, int count, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init", lang);
+    tdm_progress_touch();
     return tdm_hook_Send_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -159,6 +175,7 @@ static inline int tdm_dispatch_Send_init_c(int lang, const void *buf, MPI_Count 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Send_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -168,6 +185,7 @@ static inline int tdm_dispatch_Bsend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init", lang);
+    tdm_progress_touch();
     return tdm_hook_Bsend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -177,6 +195,7 @@ static inline int tdm_dispatch_Bsend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Bsend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -186,6 +205,7 @@ static inline int tdm_dispatch_Ssend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init", lang);
+    tdm_progress_touch();
     return tdm_hook_Ssend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -195,6 +215,7 @@ static inline int tdm_dispatch_Ssend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Ssend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -204,6 +225,7 @@ static inline int tdm_dispatch_Rsend_init(int lang, const void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init", lang);
+    tdm_progress_touch();
     return tdm_hook_Rsend_init(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -213,6 +235,7 @@ static inline int tdm_dispatch_Rsend_init_c(int lang, const void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Rsend_init_c(lang, buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -222,6 +245,7 @@ static inline int tdm_dispatch_Recv_init(int lang, void *buf, int count, MPI_Dat
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init", lang);
+    tdm_progress_touch();
     return tdm_hook_Recv_init(lang, buf, count, datatype, source, tag, comm, request);
 }
 
@@ -231,6 +255,7 @@ static inline int tdm_dispatch_Recv_init_c(int lang, void *buf, MPI_Count count,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init_c", lang);
+    tdm_progress_touch();
     return tdm_hook_Recv_init_c(lang, buf, count, datatype, source, tag, comm, request);
 }
 
@@ -240,6 +265,7 @@ static inline int tdm_dispatch_Start(int lang, MPI_Request *request)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Start(request);
     TDM_TRACE_CALL("MPI_Start", lang);
+    tdm_progress_touch();
     return tdm_hook_Start(lang, request);
 }
 
@@ -248,6 +274,7 @@ static inline int tdm_dispatch_Startall(int lang, int count, MPI_Request array_o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Startall(count, array_of_requests);
     TDM_TRACE_CALL("MPI_Startall", lang);
+    tdm_progress_touch();
     return tdm_hook_Startall(lang, count, array_of_requests);
 }
 
@@ -256,6 +283,7 @@ static inline int tdm_dispatch_Wait(int lang, MPI_Request *request, MPI_Status *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Wait(request, status);
     TDM_TRACE_CALL("MPI_Wait", lang);
+    tdm_progress_touch();
     return tdm_hook_Wait(lang, request, status);
 }
 
@@ -264,6 +292,7 @@ static inline int tdm_dispatch_Waitany(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitany(count, array_of_requests, index, status);
     TDM_TRACE_CALL("MPI_Waitany", lang);
+    tdm_progress_touch();
     return tdm_hook_Waitany(lang, count, array_of_requests, index, status);
 }
 
@@ -272,6 +301,7 @@ static inline int tdm_dispatch_Waitsome(int lang, int incount, MPI_Request array
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     TDM_TRACE_CALL("MPI_Waitsome", lang);
+    tdm_progress_touch();
     return tdm_hook_Waitsome(lang, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -280,6 +310,7 @@ static inline int tdm_dispatch_Waitall(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     TDM_TRACE_CALL("MPI_Waitall", lang);
+    tdm_progress_touch();
     return tdm_hook_Waitall(lang, count, array_of_requests, array_of_statuses);
 }
 
@@ -288,6 +319,7 @@ static inline int tdm_dispatch_Test(int lang, MPI_Request *request, int *flag, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Test(request, flag, status);
     TDM_TRACE_CALL("MPI_Test", lang);
+    tdm_progress_touch();
     return tdm_hook_Test(lang, request, flag, status);
 }
 
@@ -296,6 +328,7 @@ static inline int tdm_dispatch_Testany(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testany(count, array_of_requests, index, flag, status);
     TDM_TRACE_CALL("MPI_Testany", lang);
+    tdm_progress_touch();
     return tdm_hook_Testany(lang, count, array_of_requests, index, flag, status);
 }
 
@@ -304,6 +337,7 @@ static inline int tdm_dispatch_Testsome(int lang, int incount, MPI_Request array
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     TDM_TRACE_CALL("MPI_Testsome", lang);
+    tdm_progress_touch();
     return tdm_hook_Testsome(lang, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -312,6 +346,7 @@ static inline int tdm_dispatch_Testall(int lang, int count, MPI_Request array_of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     TDM_TRACE_CALL("MPI_Testall", lang);
+    tdm_progress_touch();
     return tdm_hook_Testall(lang, count, array_of_requests, flag, array_of_statuses);
 }
 
@@ -320,6 +355,7 @@ static inline int tdm_dispatch_Request_free(int lang, MPI_Request *request)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Request_free(request);
     TDM_TRACE_CALL("MPI_Request_free", lang);
+    tdm_progress_touch();
     return tdm_hook_Request_free(lang, request);
 }
 
@@ -328,6 +364,7 @@ static inline int tdm_dispatch_Cancel(int lang, MPI_Request *request)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Cancel(request);
     TDM_TRACE_CALL("MPI_Cancel", lang);
+    tdm_progress_touch();
     return PMPI_Cancel(request);
 }
 
@@ -336,6 +373,7 @@ static inline int tdm_dispatch_Request_get_status(int lang, MPI_Request request,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Request_get_status(request, flag, status);
     TDM_TRACE_CALL("MPI_Request_get_status", lang);
+    tdm_progress_touch();
     return PMPI_Request_get_status(request, flag, status);
 }
 
@@ -344,9 +382,15 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send(buf, count, datatype, dest, tag, comm);
-    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -355,9 +399,15 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send_c(buf, count, datatype, dest, tag, comm);
-    return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -366,9 +416,15 @@ static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bsend(buf, count, datatype, dest, tag, comm);
-    return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -377,9 +433,15 @@ static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bsend_c(buf, count, datatype, dest, tag, comm);
-    return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -388,9 +450,15 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend(buf, count, datatype, dest, tag, comm);
-    return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -399,9 +467,15 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend_c(buf, count, datatype, dest, tag, comm);
-    return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -410,9 +484,15 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend(buf, count, datatype, dest, tag, comm);
-    return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -421,9 +501,15 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend_c(buf, count, datatype, dest, tag, comm);
-    return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -432,7 +518,13 @@ static inline int tdm_dispatch_Recv(int lang, void *buf, int count, MPI_Datatype
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv", lang);
-    return tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -441,7 +533,13 @@ static inline int tdm_dispatch_Recv_c(int lang, void *buf, MPI_Count count, MPI_
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv_c", lang);
-    return tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -450,7 +548,13 @@ static inline int tdm_dispatch_Sendrecv(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv", lang);
-    return tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -459,7 +563,13 @@ static inline int tdm_dispatch_Sendrecv_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_c", lang);
-    return tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -468,7 +578,13 @@ static inline int tdm_dispatch_Sendrecv_replace(int lang, void *buf, int count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace", lang);
-    return tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -477,7 +593,13 @@ static inline int tdm_dispatch_Sendrecv_replace_c(int lang, void *buf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace_c", lang);
-    return tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -486,7 +608,13 @@ static inline int tdm_dispatch_Mrecv(int lang, void *buf, int count, MPI_Datatyp
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Mrecv(buf, count, datatype, message, status);
     TDM_TRACE_CALL("MPI_Mrecv", lang);
-    return PMPI_Mrecv(buf, count, datatype, message, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Mrecv(buf, count, datatype, message, status);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Mrecv(buf, count, datatype, message, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -495,7 +623,13 @@ static inline int tdm_dispatch_Mrecv_c(int lang, void *buf, MPI_Count count, MPI
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
     TDM_TRACE_CALL("MPI_Mrecv_c", lang);
-    return PMPI_Mrecv_c(buf, count, datatype, message, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Mrecv_c(buf, count, datatype, message, status);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Mrecv_c(buf, count, datatype, message, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -504,7 +638,13 @@ static inline int tdm_dispatch_Probe(int lang, int source, int tag, MPI_Comm com
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Probe(source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Probe", lang);
-    return PMPI_Probe(source, tag, comm, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Probe(source, tag, comm, status);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Probe(source, tag, comm, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Iprobe(int lang, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -512,6 +652,7 @@ static inline int tdm_dispatch_Iprobe(int lang, int source, int tag, MPI_Comm co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iprobe(source, tag, comm, flag, status);
     TDM_TRACE_CALL("MPI_Iprobe", lang);
+    tdm_progress_touch();
     return PMPI_Iprobe(source, tag, comm, flag, status);
 }
 
@@ -520,7 +661,13 @@ static inline int tdm_dispatch_Mprobe(int lang, int source, int tag, MPI_Comm co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Mprobe(source, tag, comm, message, status);
     TDM_TRACE_CALL("MPI_Mprobe", lang);
-    return PMPI_Mprobe(source, tag, comm, message, status);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Mprobe(source, tag, comm, message, status);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Mprobe(source, tag, comm, message, status);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Improbe(int lang, int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
@@ -528,6 +675,7 @@ static inline int tdm_dispatch_Improbe(int lang, int source, int tag, MPI_Comm c
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     TDM_TRACE_CALL("MPI_Improbe", lang);
+    tdm_progress_touch();
     return PMPI_Improbe(source, tag, comm, flag, message, status);
 }
 
@@ -536,6 +684,7 @@ static inline int tdm_dispatch_File_iread(int lang, MPI_File fh, void *buf, int 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread(fh, buf, count, datatype, request);
     return tdm_hook_File_iread(lang, fh, buf, count, datatype, request);
@@ -547,6 +696,7 @@ static inline int tdm_dispatch_File_iread_c(int lang, MPI_File fh, void *buf, MP
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_c(fh, buf, count, datatype, request);
     return tdm_hook_File_iread_c(lang, fh, buf, count, datatype, request);
@@ -558,6 +708,7 @@ static inline int tdm_dispatch_File_iwrite(int lang, MPI_File fh, const void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite(fh, buf, count, datatype, request);
     return tdm_hook_File_iwrite(lang, fh, buf, count, datatype, request);
@@ -569,6 +720,7 @@ static inline int tdm_dispatch_File_iwrite_c(int lang, MPI_File fh, const void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_c(fh, buf, count, datatype, request);
     return tdm_hook_File_iwrite_c(lang, fh, buf, count, datatype, request);
@@ -580,6 +732,7 @@ static inline int tdm_dispatch_File_iread_at(int lang, MPI_File fh, MPI_Offset o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iread_at(lang, fh, offset, buf, count, datatype, request);
@@ -591,6 +744,7 @@ static inline int tdm_dispatch_File_iread_at_c(int lang, MPI_File fh, MPI_Offset
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_c(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iread_at_c(lang, fh, offset, buf, count, datatype, request);
@@ -602,6 +756,7 @@ static inline int tdm_dispatch_File_iwrite_at(int lang, MPI_File fh, MPI_Offset 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iwrite_at(lang, fh, offset, buf, count, datatype, request);
@@ -613,6 +768,7 @@ static inline int tdm_dispatch_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offse
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     return tdm_hook_File_iwrite_at_c(lang, fh, offset, buf, count, datatype, request);
@@ -624,6 +780,7 @@ static inline int tdm_dispatch_File_iread_all(int lang, MPI_File fh, void *buf, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_all(fh, buf, count, datatype, request);
     return PMPI_File_iread_all(fh, buf, count, datatype, request);
@@ -635,6 +792,7 @@ static inline int tdm_dispatch_File_iread_all_c(int lang, MPI_File fh, void *buf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_all_c(fh, buf, count, datatype, request);
     return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
@@ -646,6 +804,7 @@ static inline int tdm_dispatch_File_iwrite_all(int lang, MPI_File fh, const void
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_all(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
@@ -657,6 +816,7 @@ static inline int tdm_dispatch_File_iwrite_all_c(int lang, MPI_File fh, const vo
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_all_c(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
@@ -668,6 +828,7 @@ static inline int tdm_dispatch_File_iread_at_all(int lang, MPI_File fh, MPI_Offs
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_all(fh, offset, buf, count, datatype, request);
     return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
@@ -679,6 +840,7 @@ static inline int tdm_dispatch_File_iread_at_all_c(int lang, MPI_File fh, MPI_Of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
@@ -690,6 +852,7 @@ static inline int tdm_dispatch_File_iwrite_at_all(int lang, MPI_File fh, MPI_Off
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
@@ -701,6 +864,7 @@ static inline int tdm_dispatch_File_iwrite_at_all_c(int lang, MPI_File fh, MPI_O
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
@@ -712,6 +876,7 @@ static inline int tdm_dispatch_File_iread_shared(int lang, MPI_File fh, void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_shared(fh, buf, count, datatype, request);
     return PMPI_File_iread_shared(fh, buf, count, datatype, request);
@@ -723,6 +888,7 @@ static inline int tdm_dispatch_File_iread_shared_c(int lang, MPI_File fh, void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_shared_c(fh, buf, count, datatype, request);
     return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
@@ -734,6 +900,7 @@ static inline int tdm_dispatch_File_iwrite_shared(int lang, MPI_File fh, const v
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_shared(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
@@ -745,6 +912,7 @@ static inline int tdm_dispatch_File_iwrite_shared_c(int lang, MPI_File fh, const
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_shared_c(fh, buf, count, datatype, request);
     return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
@@ -756,6 +924,7 @@ static inline int tdm_dispatch_File_read(int lang, MPI_File fh, void *buf, int c
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read(fh, buf, count, datatype, status);
     return PMPI_File_read(fh, buf, count, datatype, status);
@@ -767,6 +936,7 @@ static inline int tdm_dispatch_File_read_c(int lang, MPI_File fh, void *buf, MPI
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_c(fh, buf, count, datatype, status);
     return PMPI_File_read_c(fh, buf, count, datatype, status);
@@ -778,6 +948,7 @@ static inline int tdm_dispatch_File_write(int lang, MPI_File fh, const void *buf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write(fh, buf, count, datatype, status);
     return PMPI_File_write(fh, buf, count, datatype, status);
@@ -789,6 +960,7 @@ static inline int tdm_dispatch_File_write_c(int lang, MPI_File fh, const void *b
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_c(fh, buf, count, datatype, status);
     return PMPI_File_write_c(fh, buf, count, datatype, status);
@@ -800,6 +972,7 @@ static inline int tdm_dispatch_File_read_at(int lang, MPI_File fh, MPI_Offset of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at(fh, offset, buf, count, datatype, status);
     return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
@@ -811,6 +984,7 @@ static inline int tdm_dispatch_File_read_at_c(int lang, MPI_File fh, MPI_Offset 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_c(fh, offset, buf, count, datatype, status);
     return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
@@ -822,6 +996,7 @@ static inline int tdm_dispatch_File_write_at(int lang, MPI_File fh, MPI_Offset o
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at(fh, offset, buf, count, datatype, status);
     return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
@@ -833,6 +1008,7 @@ static inline int tdm_dispatch_File_write_at_c(int lang, MPI_File fh, MPI_Offset
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_c(fh, offset, buf, count, datatype, status);
     return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
@@ -844,6 +1020,7 @@ static inline int tdm_dispatch_File_read_all(int lang, MPI_File fh, void *buf, i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_all(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_all(fh, buf, count, datatype, status);
     return PMPI_File_read_all(fh, buf, count, datatype, status);
@@ -855,6 +1032,7 @@ static inline int tdm_dispatch_File_read_all_c(int lang, MPI_File fh, void *buf,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_all_c(fh, buf, count, datatype, status);
     return PMPI_File_read_all_c(fh, buf, count, datatype, status);
@@ -866,6 +1044,7 @@ static inline int tdm_dispatch_File_write_all(int lang, MPI_File fh, const void 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_all(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_all(fh, buf, count, datatype, status);
     return PMPI_File_write_all(fh, buf, count, datatype, status);
@@ -877,6 +1056,7 @@ static inline int tdm_dispatch_File_write_all_c(int lang, MPI_File fh, const voi
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_all_c(fh, buf, count, datatype, status);
     return PMPI_File_write_all_c(fh, buf, count, datatype, status);
@@ -888,6 +1068,7 @@ static inline int tdm_dispatch_File_read_at_all(int lang, MPI_File fh, MPI_Offse
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_all(fh, offset, buf, count, datatype, status);
     return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
@@ -899,6 +1080,7 @@ static inline int tdm_dispatch_File_read_at_all_c(int lang, MPI_File fh, MPI_Off
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
@@ -910,6 +1092,7 @@ static inline int tdm_dispatch_File_write_at_all(int lang, MPI_File fh, MPI_Offs
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_all", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_all(fh, offset, buf, count, datatype, status);
     return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
@@ -921,6 +1104,7 @@ static inline int tdm_dispatch_File_write_at_all_c(int lang, MPI_File fh, MPI_Of
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_all_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
@@ -932,6 +1116,7 @@ static inline int tdm_dispatch_File_read_shared(int lang, MPI_File fh, void *buf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_shared", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_shared(fh, buf, count, datatype, status);
     return PMPI_File_read_shared(fh, buf, count, datatype, status);
@@ -943,6 +1128,7 @@ static inline int tdm_dispatch_File_read_shared_c(int lang, MPI_File fh, void *b
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_shared_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_shared_c(fh, buf, count, datatype, status);
     return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
@@ -954,6 +1140,7 @@ static inline int tdm_dispatch_File_write_shared(int lang, MPI_File fh, const vo
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_shared", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_shared(fh, buf, count, datatype, status);
     return PMPI_File_write_shared(fh, buf, count, datatype, status);
@@ -965,6 +1152,7 @@ static inline int tdm_dispatch_File_write_shared_c(int lang, MPI_File fh, const 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_shared_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_shared_c(fh, buf, count, datatype, status);
     return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
@@ -976,6 +1164,7 @@ static inline int tdm_dispatch_File_read_ordered(int lang, MPI_File fh, void *bu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_ordered", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_ordered(fh, buf, count, datatype, status);
     return PMPI_File_read_ordered(fh, buf, count, datatype, status);
@@ -987,6 +1176,7 @@ static inline int tdm_dispatch_File_read_ordered_c(int lang, MPI_File fh, void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_ordered_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_ordered_c(fh, buf, count, datatype, status);
     return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
@@ -998,6 +1188,7 @@ static inline int tdm_dispatch_File_write_ordered(int lang, MPI_File fh, const v
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_ordered", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_ordered(fh, buf, count, datatype, status);
     return PMPI_File_write_ordered(fh, buf, count, datatype, status);
@@ -1009,6 +1200,7 @@ static inline int tdm_dispatch_File_write_ordered_c(int lang, MPI_File fh, const
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_ordered_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_ordered_c(fh, buf, count, datatype, status);
     return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
@@ -1020,9 +1212,15 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Barrier(comm);
     TDM_TRACE_CALL("MPI_Barrier", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Barrier(comm);
-    return tdm_hook_Barrier(lang, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Barrier(lang, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Barrier(lang, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
@@ -1030,9 +1228,15 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast(buffer, count, datatype, root, comm);
-    return tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1041,9 +1245,15 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast_c(buffer, count, datatype, root, comm);
-    return tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1052,9 +1262,15 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1063,9 +1279,15 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1074,9 +1296,15 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gatherv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    return tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -1084,9 +1312,15 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1095,9 +1329,15 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1106,9 +1346,15 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatterv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -1116,9 +1362,15 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1127,9 +1379,15 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1138,9 +1396,15 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    return tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -1148,9 +1412,15 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1159,9 +1429,15 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1170,9 +1446,15 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    return tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
@@ -1180,9 +1462,15 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    return tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
@@ -1190,9 +1478,15 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    return tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1201,9 +1495,15 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-    return tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1212,9 +1512,15 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1223,9 +1529,15 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1234,9 +1546,15 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -1244,9 +1562,15 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    return tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1255,9 +1579,15 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    return tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1266,9 +1596,15 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1277,9 +1613,15 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1288,9 +1630,15 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1299,9 +1647,15 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    return tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    if (tdm_request_outstanding() == 0)
+        return tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_enter();
+    int rc = tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 #endif
@@ -1310,6 +1664,7 @@ static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibarrier(comm, request);
     TDM_TRACE_CALL("MPI_Ibarrier", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibarrier(comm, request);
     return tdm_hook_Ibarrier(lang, comm, request);
@@ -1320,6 +1675,7 @@ static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Dat
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast(buffer, count, datatype, root, comm, request);
     return tdm_hook_Ibcast(lang, buffer, count, datatype, root, comm, request);
@@ -1331,6 +1687,7 @@ static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast_c(buffer, count, datatype, root, comm, request);
     return tdm_hook_Ibcast_c(lang, buffer, count, datatype, root, comm, request);
@@ -1342,6 +1699,7 @@ static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendco
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return tdm_hook_Igather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -1353,6 +1711,7 @@ static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return tdm_hook_Igather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -1364,6 +1723,7 @@ static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igatherv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     return tdm_hook_Igatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -1374,6 +1734,7 @@ static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendc
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return tdm_hook_Iscatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -1385,6 +1746,7 @@ static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return tdm_hook_Iscatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -1396,6 +1758,7 @@ static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatterv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return tdm_hook_Iscatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -1406,6 +1769,7 @@ static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return tdm_hook_Iallgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -1417,6 +1781,7 @@ static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_C
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return tdm_hook_Iallgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -1428,6 +1793,7 @@ static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int se
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgatherv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return tdm_hook_Iallgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -1438,6 +1804,7 @@ static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int send
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return tdm_hook_Ialltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -1449,6 +1816,7 @@ static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Co
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return tdm_hook_Ialltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -1460,6 +1828,7 @@ static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallv", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     return tdm_hook_Ialltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -1470,6 +1839,7 @@ static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallw", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     return tdm_hook_Ialltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -1480,6 +1850,7 @@ static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return tdm_hook_Ireduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -1491,6 +1862,7 @@ static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return tdm_hook_Ireduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -1502,6 +1874,7 @@ static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *r
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iallreduce(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1513,6 +1886,7 @@ static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iallreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1524,6 +1898,7 @@ static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, vo
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     return tdm_hook_Ireduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -1534,6 +1909,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendb
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return tdm_hook_Ireduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -1545,6 +1921,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sen
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return tdm_hook_Ireduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -1556,6 +1933,7 @@ static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbu
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1567,6 +1945,7 @@ static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1578,6 +1957,7 @@ static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recv
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iexscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1589,6 +1969,7 @@ static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *re
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     return tdm_hook_Iexscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -1600,6 +1981,7 @@ static inline int tdm_dispatch_Win_create(int lang, void *base, MPI_Aint size, i
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create", lang);
+    tdm_progress_touch();
     return PMPI_Win_create(base, size, disp_unit, info, comm, win);
 }
 
@@ -1608,6 +1990,7 @@ static inline int tdm_dispatch_Win_allocate(int lang, MPI_Aint size, int disp_un
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate", lang);
+    tdm_progress_touch();
     return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
 
@@ -1616,6 +1999,7 @@ static inline int tdm_dispatch_Win_allocate_shared(int lang, MPI_Aint size, int 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate_shared", lang);
+    tdm_progress_touch();
     return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
 
@@ -1624,6 +2008,7 @@ static inline int tdm_dispatch_Win_create_dynamic(int lang, MPI_Info info, MPI_C
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create_dynamic(info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create_dynamic", lang);
+    tdm_progress_touch();
     return PMPI_Win_create_dynamic(info, comm, win);
 }
 
@@ -1632,6 +2017,7 @@ static inline int tdm_dispatch_Win_free(int lang, MPI_Win *win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_free(win);
     TDM_TRACE_CALL("MPI_Win_free", lang);
+    tdm_progress_touch();
     return PMPI_Win_free(win);
 }
 
@@ -1640,6 +2026,7 @@ static inline int tdm_dispatch_Put(int lang, const void *origin_addr, int origin
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1651,6 +2038,7 @@ static inline int tdm_dispatch_Put_c(int lang, const void *origin_addr, MPI_Coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1662,6 +2050,7 @@ static inline int tdm_dispatch_Get(int lang, void *origin_addr, int origin_count
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1673,6 +2062,7 @@ static inline int tdm_dispatch_Get_c(int lang, void *origin_addr, MPI_Count orig
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -1684,6 +2074,7 @@ static inline int tdm_dispatch_Accumulate(int lang, const void *origin_addr, int
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1695,6 +2086,7 @@ static inline int tdm_dispatch_Accumulate_c(int lang, const void *origin_addr, M
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1706,6 +2098,7 @@ static inline int tdm_dispatch_Get_accumulate(int lang, const void *origin_addr,
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Get_accumulate", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1716,6 +2109,7 @@ static inline int tdm_dispatch_Fetch_and_op(int lang, const void *origin_addr, v
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     TDM_TRACE_CALL("MPI_Fetch_and_op", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
@@ -1726,6 +2120,7 @@ static inline int tdm_dispatch_Compare_and_swap(int lang, const void *origin_add
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     TDM_TRACE_CALL("MPI_Compare_and_swap", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
@@ -1736,6 +2131,7 @@ static inline int tdm_dispatch_Rput(int lang, const void *origin_addr, int origi
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
@@ -1747,6 +2143,7 @@ static inline int tdm_dispatch_Rput_c(int lang, const void *origin_addr, MPI_Cou
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
@@ -1758,6 +2155,7 @@ static inline int tdm_dispatch_Rget(int lang, void *origin_addr, int origin_coun
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
@@ -1769,6 +2167,7 @@ static inline int tdm_dispatch_Rget_c(int lang, void *origin_addr, MPI_Count ori
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
@@ -1780,6 +2179,7 @@ static inline int tdm_dispatch_Raccumulate(int lang, const void *origin_addr, in
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -1791,6 +2191,7 @@ static inline int tdm_dispatch_Raccumulate_c(int lang, const void *origin_addr, 
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate_c", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -1802,6 +2203,7 @@ static inline int tdm_dispatch_Rget_accumulate(int lang, const void *origin_addr
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Rget_accumulate", lang);
+    tdm_progress_touch();
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -1812,7 +2214,13 @@ static inline int tdm_dispatch_Win_fence(int lang, int assertion, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_fence(assertion, win);
     TDM_TRACE_CALL("MPI_Win_fence", lang);
-    return PMPI_Win_fence(assertion, win);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Win_fence(assertion, win);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Win_fence(assertion, win);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Win_lock(int lang, int lock_type, int rank, int assertion, MPI_Win win)
@@ -1820,6 +2228,7 @@ static inline int tdm_dispatch_Win_lock(int lang, int lock_type, int rank, int a
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_lock(lock_type, rank, assertion, win);
     TDM_TRACE_CALL("MPI_Win_lock", lang);
+    tdm_progress_touch();
     return PMPI_Win_lock(lock_type, rank, assertion, win);
 }
 
@@ -1828,6 +2237,7 @@ static inline int tdm_dispatch_Win_unlock(int lang, int rank, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_unlock(rank, win);
     TDM_TRACE_CALL("MPI_Win_unlock", lang);
+    tdm_progress_touch();
     return PMPI_Win_unlock(rank, win);
 }
 
@@ -1836,6 +2246,7 @@ static inline int tdm_dispatch_Win_lock_all(int lang, int assertion, MPI_Win win
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_lock_all(assertion, win);
     TDM_TRACE_CALL("MPI_Win_lock_all", lang);
+    tdm_progress_touch();
     return PMPI_Win_lock_all(assertion, win);
 }
 
@@ -1844,6 +2255,7 @@ static inline int tdm_dispatch_Win_unlock_all(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_unlock_all(win);
     TDM_TRACE_CALL("MPI_Win_unlock_all", lang);
+    tdm_progress_touch();
     return PMPI_Win_unlock_all(win);
 }
 
@@ -1852,6 +2264,7 @@ static inline int tdm_dispatch_Win_flush(int lang, int rank, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_flush(rank, win);
     TDM_TRACE_CALL("MPI_Win_flush", lang);
+    tdm_progress_touch();
     return PMPI_Win_flush(rank, win);
 }
 
@@ -1860,6 +2273,7 @@ static inline int tdm_dispatch_Win_flush_all(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_flush_all(win);
     TDM_TRACE_CALL("MPI_Win_flush_all", lang);
+    tdm_progress_touch();
     return PMPI_Win_flush_all(win);
 }
 
@@ -1868,6 +2282,7 @@ static inline int tdm_dispatch_Win_flush_local(int lang, int rank, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_flush_local(rank, win);
     TDM_TRACE_CALL("MPI_Win_flush_local", lang);
+    tdm_progress_touch();
     return PMPI_Win_flush_local(rank, win);
 }
 
@@ -1876,6 +2291,7 @@ static inline int tdm_dispatch_Win_flush_local_all(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_flush_local_all(win);
     TDM_TRACE_CALL("MPI_Win_flush_local_all", lang);
+    tdm_progress_touch();
     return PMPI_Win_flush_local_all(win);
 }
 
@@ -1884,6 +2300,7 @@ static inline int tdm_dispatch_Win_sync(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_sync(win);
     TDM_TRACE_CALL("MPI_Win_sync", lang);
+    tdm_progress_touch();
     return PMPI_Win_sync(win);
 }
 
@@ -1892,6 +2309,7 @@ static inline int tdm_dispatch_Win_post(int lang, MPI_Group group, int assertion
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_post(group, assertion, win);
     TDM_TRACE_CALL("MPI_Win_post", lang);
+    tdm_progress_touch();
     return PMPI_Win_post(group, assertion, win);
 }
 
@@ -1900,6 +2318,7 @@ static inline int tdm_dispatch_Win_start(int lang, MPI_Group group, int assertio
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_start(group, assertion, win);
     TDM_TRACE_CALL("MPI_Win_start", lang);
+    tdm_progress_touch();
     return PMPI_Win_start(group, assertion, win);
 }
 
@@ -1908,7 +2327,13 @@ static inline int tdm_dispatch_Win_complete(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_complete(win);
     TDM_TRACE_CALL("MPI_Win_complete", lang);
-    return PMPI_Win_complete(win);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Win_complete(win);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Win_complete(win);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Win_wait(int lang, MPI_Win win)
@@ -1916,7 +2341,13 @@ static inline int tdm_dispatch_Win_wait(int lang, MPI_Win win)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_wait(win);
     TDM_TRACE_CALL("MPI_Win_wait", lang);
-    return PMPI_Win_wait(win);
+    tdm_progress_touch();
+    if (tdm_request_outstanding() == 0)
+        return PMPI_Win_wait(win);
+    tdm_progress_blocking_enter();
+    int rc = PMPI_Win_wait(win);
+    tdm_progress_blocking_leave();
+    return rc;
 }
 
 static inline int tdm_dispatch_Win_test(int lang, MPI_Win win, int *flag)
@@ -1924,6 +2355,7 @@ static inline int tdm_dispatch_Win_test(int lang, MPI_Win win, int *flag)
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_test(win, flag);
     TDM_TRACE_CALL("MPI_Win_test", lang);
+    tdm_progress_touch();
     return PMPI_Win_test(win, flag);
 }
 
