@@ -14,10 +14,11 @@
  *   reduce_scatter  pairwise exchange | ring (also for the _block form)
  *   scan, exscan    a chain in rank order (any operation)
  *
- * Reductions other than scan and exscan combine in an order of their own, so
- * they take commutative operations only, except reduce and allreduce on the
- * shared-memory path, which combine in rank order (a non-commutative
- * operation there returns NULL when the path cannot take the call).
+ * A non-commutative operation must be applied in rank order, x0 op x1 op ...
+ * op xn-1. The shared-memory path does so; off it, reduce runs a binomial
+ * tree rooted at rank 0 that keeps each rank's part in order, allreduce runs
+ * recursive doubling with the lower half's data first, and reduce_scatter
+ * runs that reduce followed by a flat scatter from rank 0.
  */
 #include "coll/algorithms.h"
 
@@ -734,6 +735,41 @@ static int reduce_shm(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_C
     return 1;
 }
 
+/* Binomial tree towards rank 0 in rank order, for any operation: rank v holds
+   the combination of ranks [v, v + mask); when v + mask < size it receives
+   that of [v + mask, v + 2 mask) and puts it after its own (the two buffers
+   take turns). Rank 0 ends with the whole and hands it to the root. */
+static void reduce_in_order(tdm_schedule *s, const void *input, void *recvbuf, MPI_Count count,
+                            MPI_Datatype type, MPI_Op op, int root, int rank, int size)
+{
+    void *acc = scratch(s, count, type), *other = scratch(s, count, type);
+    local(s, TDM_OP_COPY, acc, input, count, type, op);
+    for (int mask = 1; mask < size; mask <<= 1) {
+        tdm_schedule_round(s);
+        if (rank & mask) {
+            add(s, TDM_OP_SEND, acc, count, type, rank - mask);
+            break;
+        }
+        if (rank + mask < size) {
+            add(s, TDM_OP_RECV, other, count, type, rank + mask);
+            tdm_schedule_round(s);
+            local(s, TDM_OP_REDUCE, other, acc, count, type, op); /* other = acc op other */
+            void *swap = acc;
+            acc = other;
+            other = swap;
+        }
+    }
+    if (rank == 0 && root == 0) {
+        local(s, TDM_OP_COPY, recvbuf, acc, count, type, op);
+    } else if (rank == 0) {
+        tdm_schedule_round(s);
+        add(s, TDM_OP_SEND, acc, count, type, root);
+    } else if (rank == root) {
+        tdm_schedule_round(s);
+        add(s, TDM_OP_RECV, recvbuf, count, type, 0);
+    }
+}
+
 /* Binomial tree towards the root: each rank combines what its children send,
    then sends the result to its parent. */
 tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -746,9 +782,10 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, root, rank, size))
         return built(s);
-    if (!commutative) { /* the tree combines out of rank order */
-        tdm_schedule_discard(s);
-        return NULL;
+    if (!commutative) {
+        const void *input = rank == root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+        reduce_in_order(s, input, recvbuf, count, type, op, root, rank, size);
+        return built(s);
     }
     void *acc = rank == root ? recvbuf : scratch(s, count, type);
     void *tmp = scratch(s, count, type);
@@ -772,9 +809,11 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
 
 /* Recursive doubling over the largest power of two p <= n: the first 2(n-p)
    ranks pair up first (the even one hands its data to the odd one and waits
-   for the result at the end). */
+   for the result at the end). New ranks keep the order of the ranks whose
+   data they hold, and at each step the lower partner's data goes first, so a
+   non-commutative operation is applied in rank order. */
 static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                               MPI_Op op, int rank, int size)
+                               MPI_Op op, int commutative, int rank, int size)
 {
     void *tmp = scratch(s, count, type);
     int pof2 = 1;
@@ -798,7 +837,12 @@ static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, 
         add(s, TDM_OP_SEND, recvbuf, count, type, partner);
         add(s, TDM_OP_RECV, tmp, count, type, partner);
         tdm_schedule_round(s);
-        local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
+        if (commutative || (newrank & mask)) { /* the partner's data first */
+            local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
+        } else {
+            local(s, TDM_OP_REDUCE, tmp, recvbuf, count, type, op);
+            local(s, TDM_OP_COPY, recvbuf, tmp, count, type, op);
+        }
     }
     if (rank < 2 * rem) {
         tdm_schedule_round(s);
@@ -861,15 +905,12 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
         return built(s);
-    if (!commutative) { /* the point-to-point algorithms combine out of rank order */
-        tdm_schedule_discard(s);
-        return NULL;
-    }
     if (sendbuf != MPI_IN_PLACE)
         local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
-    tdm_span *b = alg == TDM_ALG_RECURSIVE_DOUBLING ? NULL : split(s, count, size, type);
+    int doubling = alg == TDM_ALG_RECURSIVE_DOUBLING || !commutative;
+    tdm_span *b = doubling ? NULL : split(s, count, size, type);
     if (!b) {
-        allreduce_doubling(s, recvbuf, count, type, op, rank, size);
+        allreduce_doubling(s, recvbuf, count, type, op, commutative, rank, size);
     } else if (alg == TDM_ALG_RING) {
         reduce_scatter_ring(s, recvbuf, b, type, op, rank, size);
         allgather_blocks(s, recvbuf, b, type, 0, TDM_ALG_RING, rank, size);
@@ -882,7 +923,7 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
 
 tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                       MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
-                                      tdm_coll_alg alg, MPI_Comm comm)
+                                      int commutative, tdm_coll_alg alg, MPI_Comm comm)
 {
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
@@ -895,7 +936,12 @@ tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const 
         total += b[i].count;
     }
     const void *input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    if (alg == TDM_ALG_RING) {
+    if (!commutative) { /* the whole in rank order at rank 0, then its blocks */
+        void *whole = rank == 0 ? scratch(s, total, type) : NULL;
+        reduce_in_order(s, input, whole, total, type, op, 0, rank, size);
+        tdm_schedule_round(s);
+        scatter_flat(s, whole, b, type, recvbuf, b[rank].count, type, 0, rank, size);
+    } else if (alg == TDM_ALG_RING) {
         void *work = scratch(s, total, type);
         local(s, TDM_OP_COPY, work, input, total, type, op);
         reduce_scatter_ring(s, work, b, type, op, rank, size);

@@ -56,9 +56,10 @@ tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], co
                                  const int recvcounts[], const int rdispls[],
                                  const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
                                  MPI_Comm comm);
-/* Reduce and allreduce take a non-commutative operation ('commutative' 0)
-   on the shared-memory path only, which combines in rank order; else NULL
-   (the same on every rank), and the MPI library runs the call. */
+/* A non-commutative operation ('commutative' 0) is applied in rank order:
+   on the shared-memory path, or by a rank-order tree (reduce), recursive
+   doubling (allreduce, whatever 'alg' says) or that tree and a scatter
+   (reduce_scatter). */
 tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
                               MPI_Datatype type, MPI_Op op, int commutative, int root,
                               MPI_Comm comm);
@@ -69,7 +70,7 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
 /* recvcounts, or (NULL) 'recvcount' for every rank: the _block form. */
 tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                       MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
-                                      tdm_coll_alg alg, MPI_Comm comm);
+                                      int commutative, tdm_coll_alg alg, MPI_Comm comm);
 tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                             MPI_Op op, int exclusive, MPI_Comm comm);
 

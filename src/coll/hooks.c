@@ -6,12 +6,10 @@
  *
  * Each collective has one function below that checks the arguments, picks the
  * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
- * to the MPI library: an inter-communicator, a non-commutative reduction
- * (scan and exscan excepted, and reduce and allreduce on the shared-memory
- * path), MPI_IN_PLACE where Tandem does not take it
- * (alltoallv/w, scan, exscan), counts beyond what one message can hold, no
- * memory, or arguments the MPI library must reject (it then raises the
- * error). The MPI entry points are the thin wrappers at the end.
+ * to the MPI library: an inter-communicator, MPI_IN_PLACE where Tandem does
+ * not take it (alltoallv/w, scan, exscan), counts beyond what one message can
+ * hold, no memory, or arguments the MPI library must reject (it then raises
+ * the error). The MPI entry points are the thin wrappers at the end.
  */
 #include <limits.h>
 
@@ -44,9 +42,8 @@ static int rank_of(MPI_Comm comm)
     return rank;
 }
 
-/* Reductions other than scan and exscan combine in Tandem's own order, so
-   they take commutative operations only (every predefined one), except on
-   the shared-memory path (algorithms.h). */
+/* Whether 'op' is commutative (every predefined one is): the others take
+   algorithms that combine in rank order (algorithms.h). */
 static int commutative(MPI_Op op)
 {
     int yes = 0;
@@ -271,7 +268,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
                           MPI_Request *request)
 {
     int size;
-    if (!valid(comm, recvcounts ? 0 : recvcount, type, 0, &size) || !commutative(op))
+    if (!valid(comm, recvcounts ? 0 : recvcount, type, 0, &size) || op == MPI_OP_NULL)
         return -1;
     long long total = recvcounts ? 0 : recvcount * size;
     for (int i = 0; recvcounts && i < size; i++) {
@@ -282,9 +279,9 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     if (total > INT_MAX || (total > 0 && type == MPI_DATATYPE_NULL))
         return -1;
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, tdm_coll_bytes(total, type), size);
-    return launch(
-        tdm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, type, op, alg, comm),
-        request, comm);
+    return launch(tdm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, type, op,
+                                          commutative(op), alg, comm),
+                  request, comm);
 }
 
 static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,

@@ -57,8 +57,8 @@ TDM_CONFIG(COLL, "TANDEM_COLL", ENUM, "native", 0, 0, "native|tandem",
            "Who runs the nonblocking collectives: native (the MPI library, progressed by "
            "the progress thread like any request) or tandem (Tandem's own schedules, moved "
            "by the progress thread; needs TANDEM_PROGRESS=drive or proxy). Tandem runs every "
-           "MPI_I* collective on intra-communicators except reductions with non-commutative "
-           "operations (MPI_Iscan and MPI_Iexscan take any operation); the rest stay native.")
+           "MPI_I* collective on intra-communicators, with any operation (non-commutative ones "
+           "are applied in rank order); the rest stay native.")
 TDM_CONFIG(COLL_BLOCKING, "TANDEM_COLL_BLOCKING", ENUM, "native", 0, 0, "native|tandem",
            "Who runs the blocking collectives (MPI_Bcast, MPI_Allreduce, ...): native, or "
            "tandem (the same schedules as the nonblocking ones, run by the calling thread; "

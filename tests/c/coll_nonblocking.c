@@ -3,7 +3,9 @@
  * MPI_Ibcast over sizes 0, 1, odd and 1 MiB, every root, predefined and
  * derived datatypes; MPI_Iallreduce and MPI_Ireduce with predefined
  * operations on int, double (exact values) and MPI_2INT, a user-defined
- * commutative and a non-commutative operation, MPI_IN_PLACE; MPI_Igather,
+ * commutative and a non-commutative operation, MPI_IN_PLACE; a non-commutative
+ * matrix product through every reduction, checked against the rank-order
+ * product; MPI_Igather,
  * MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall (MPI_IN_PLACE where allowed);
  * MPI_Iallgatherv, MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ireduce_scatter(_block);
  * the blocking forms with a nonblocking one in flight;
@@ -80,6 +82,121 @@ static void user_first(void *in, void *inout, int *len, MPI_Datatype *type)
     (void)type; /* non-commutative: keeps the lower rank's value */
     for (int i = 0; i < *len; i++)
         ((int *)inout)[i] = ((int *)in)[i];
+}
+
+/* A 2x2 matrix of unsigned ints, row-major, multiplied modulo 2^32: an
+   associative operation that does not commute, so every rank-order mistake
+   shows. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const unsigned *a = in;
+    unsigned *b = inout; /* b = a x b */
+    for (int k = 0; k < *len; k++, a += 4, b += 4) {
+        unsigned r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                         a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        memcpy(b, r, sizeof r);
+    }
+}
+
+/* Rank r's matrix number i. */
+static void matrix_of(int r, int i, unsigned m[4])
+{
+    m[0] = (unsigned)(r + 2);
+    m[1] = (unsigned)(i % 7 + 1);
+    m[2] = (unsigned)(3 * r + 1);
+    m[3] = (unsigned)(i % 5);
+}
+
+/* x0 x1 ... x(last) of matrix i over the ranks [0, last]. */
+static void product_of(int last, int i, unsigned out[4])
+{
+    unsigned m[4];
+    int one = 1;
+    matrix_of(last, i, out);
+    for (int r = last - 1; r >= 0; r--) {
+        matrix_of(r, i, m);
+        matmul(m, out, &one, NULL);
+    }
+}
+
+/* Non-commutative reductions off the scan chain: iallreduce, ireduce at each
+   root (in place at the root too), ireduce_scatter with uneven counts,
+   ireduce_scatter_block, iscan; each result checked against the product in
+   rank order computed here, and printed as a checksum. */
+static void ordered_reductions(MPI_Comm comm, const char *name)
+{
+    enum { N = 5, MAXC = 300 };
+    static const int counts[] = {0, 1, 3, 100, MAXC};
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Datatype mat;
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op op;
+    MPI_Op_create(matmul, 0, &op);
+    int total = MAXC * size; /* reduce_scatter input: every rank's blocks */
+    unsigned *in = malloc(sizeof(unsigned) * 4 * (size_t)total);
+    for (int i = 0; i < total; i++)
+        matrix_of(rank, i, &in[4 * i]);
+    enum { PER = 5 };
+    MPI_Request r[N * PER];
+    unsigned *out[N * PER];
+    int rs_counts[64], rs_start = 0;
+    for (int q = 0; q < size; q++) /* uneven, rank 1 gets none */
+        rs_counts[q] = q == 1 ? 0 : 2 * q + 1;
+    for (int q = 0; q < rank; q++)
+        rs_start += rs_counts[q];
+    for (int c = 0; c < N; c++) {
+        int n = counts[c], root = c % size;
+        unsigned **o = &out[c * PER];
+        for (int k = 0; k < PER; k++)
+            o[k] = calloc(4 * (size_t)(total + 1), sizeof(unsigned));
+        check_mpi(MPI_Iallreduce(in, o[0], n, mat, op, comm, &r[c * PER]));
+        if (rank == root)
+            memcpy(o[1], in, sizeof(unsigned) * 4 * (size_t)n);
+        check_mpi(MPI_Ireduce(rank == root ? MPI_IN_PLACE : in, o[1], n, mat, op, root, comm,
+                              &r[c * PER + 1]));
+        check_mpi(MPI_Iscan(in, o[2], n, mat, op, comm, &r[c * PER + 2]));
+        check_mpi(MPI_Ireduce_scatter_block(in, o[3], n, mat, op, comm, &r[c * PER + 3]));
+        if (c == 0)
+            check_mpi(MPI_Ireduce_scatter(in, o[4], rs_counts, mat, op, comm, &r[c * PER + 4]));
+        else
+            r[c * PER + 4] = MPI_REQUEST_NULL;
+    }
+    check_mpi(MPI_Waitall(N * PER, r, MPI_STATUSES_IGNORE));
+    unsigned long sums[PER] = {0};
+    int wrong = 0;
+    for (int c = 0; c < N; c++) {
+        int n = counts[c], root = c % size;
+        unsigned **o = &out[c * PER], want[4];
+        for (int i = 0; i < n; i++) {
+            product_of(size - 1, i, want);
+            wrong += memcmp(&o[0][4 * i], want, sizeof want) != 0;
+            wrong += rank == root && memcmp(&o[1][4 * i], want, sizeof want) != 0;
+            product_of(rank, i, want);
+            wrong += memcmp(&o[2][4 * i], want, sizeof want) != 0;
+            product_of(size - 1, rank * n + i, want);
+            wrong += memcmp(&o[3][4 * i], want, sizeof want) != 0;
+        }
+        for (int i = 0; c == 0 && i < rs_counts[rank]; i++) {
+            product_of(size - 1, rs_start + i, want);
+            wrong += memcmp(&o[4][4 * i], want, sizeof want) != 0;
+        }
+        for (int k = 0; k < PER; k++) {
+            if (k != 1 || rank == root)
+                sums[k] += tsum(o[k], sizeof(unsigned) * 4 * (size_t)n);
+            free(o[k]);
+        }
+    }
+    tlog("%s ordered reductions: allreduce %lx reduce %lx scan %lx reduce_scatter_block %lx, "
+         "%d wrong",
+         name, sums[0], sums[1], sums[2], sums[3], wrong);
+    check(wrong == 0);
+    free(in);
+    MPI_Op_free(&op);
+    MPI_Type_free(&mat);
 }
 
 /* Reductions of each count and operation, all in flight, then completed with
@@ -438,6 +555,8 @@ int main(int argc, char **argv)
     movements(half, half_name);
     prefixes_and_vectors(MPI_COMM_WORLD, "world");
     prefixes_and_vectors(half, half_name);
+    ordered_reductions(MPI_COMM_WORLD, "world");
+    ordered_reductions(half, half_name);
     vectors_and_reduce_scatter(MPI_COMM_WORLD, "world");
     vectors_and_reduce_scatter(half, half_name);
     blocking(MPI_COMM_WORLD, "world");
