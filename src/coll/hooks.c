@@ -8,8 +8,10 @@
  * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
  * to the MPI library: an inter-communicator, MPI_IN_PLACE where Tandem does
  * not take it (alltoallv/w, scan, exscan), counts beyond what one message can
- * hold, no memory, or arguments the MPI library must reject (it then raises
- * the error). The MPI entry points are the thin wrappers at the end.
+ * hold, or arguments the MPI library must reject (it then raises the error).
+ * Those are the same on every rank. Running out of memory is not: it is an
+ * error (MPI_ERR_NO_MEM) through the communicator's error handler. The MPI
+ * entry points are the thin wrappers at the end.
  */
 #include <limits.h>
 
@@ -18,11 +20,13 @@
 
 /* ------------------------------------------------------------- checks */
 
-/* Arguments the MPI library would accept, for a call Tandem takes over. */
+/* Arguments the MPI library would accept, for a call Tandem takes over (on
+   an intra-communicator). */
 static int valid(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
 {
-    int type_size = 0;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, size) != MPI_SUCCESS)
+    int type_size = 0, inter = 1;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, size) != MPI_SUCCESS)
         return 0;
     if (count < 0 || count > INT_MAX || root < 0 || root >= *size)
         return 0;
@@ -66,11 +70,10 @@ static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], M
    form, whose errors go to the communicator's handler); -1 without one. */
 static int launch(tdm_schedule *s, MPI_Request *request, MPI_Comm comm)
 {
-    if (!s)
-        return -1;
-    if (request)
-        return tdm_schedule_start(s, request);
-    int rc = tdm_schedule_run(s);
+    /* The arguments were valid, so no schedule means no memory. The other
+       ranks run the collective in Tandem: leaving this rank's call to the MPI
+       library would hang them, so the error goes to the application. */
+    int rc = !s ? MPI_ERR_NO_MEM : request ? tdm_schedule_start(s, request) : tdm_schedule_run(s);
     if (rc != MPI_SUCCESS)
         PMPI_Comm_call_errhandler(comm, rc);
     return rc;

@@ -90,6 +90,25 @@ def test_without_thread_multiple_tandem_require_threads_aborts(build):
     assert "== ok" not in result.stdout
 
 
+@pytest.mark.parametrize("nprocs", [1, 2])
+def test_out_of_memory_in_a_collective_reaches_the_error_handler(build, nprocs):
+    """Fault injection: libtandem's allocations fail while the program builds a
+    collective; the call returns MPI_ERR_NO_MEM through the communicator's
+    handler on every rank instead of going to the MPI library alone."""
+    program = program_path(build, "test_coll_nomem")
+    env = {"TANDEM_COLL": "tandem", "TANDEM_COLL_BLOCKING": "tandem", "TANDEM_PROGRESS": "proxy"}
+    preload = str(build.directory / "tests" / "libinject_nomem.so")
+    native = launch(build, nprocs, [program], with_tandem=False, extra_preload=preload)
+    result = launch(build, nprocs, [program], env=env, extra_preload=preload)
+    assert native.returncode == 0 and result.returncode == 0, result.stdout + result.stderr
+    assert native.stdout.count("nonblocking MPI_SUCCESS, blocking MPI_SUCCESS") == nprocs
+    failed = (
+        "injection armed: nonblocking MPI_ERR_NO_MEM, blocking MPI_ERR_NO_MEM, "
+        "handler called 2 times, afterwards right"
+    )
+    assert result.stdout.count(failed) == nprocs, result.stdout
+
+
 @pytest.mark.parametrize(("library", "program"), [("mpich", "openmpi"), ("openmpi", "mpich")])
 def test_wrong_build_gives_a_clear_error(library, program):
     lib = build_for(library)
