@@ -119,10 +119,16 @@ static void *progress_main(void *unused)
 
 void tdm_progress_wake(void)
 {
+    /* The count the thread sleeps on changed before this lock is taken, and
+       the thread checks it under the lock: when it is not waiting now, it will
+       see the new count. Signalling after the unlock spares the woken thread
+       a block on the lock the waker still holds (a second futex call each
+       side, 10 us a wake-up on this VM). */
     pthread_mutex_lock(&engine.lock);
-    if (engine.waiting)
-        pthread_cond_signal(&engine.wake);
+    int sleeping = engine.waiting;
     pthread_mutex_unlock(&engine.lock);
+    if (sleeping)
+        pthread_cond_signal(&engine.wake);
 }
 
 int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,
