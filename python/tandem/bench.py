@@ -853,6 +853,43 @@ def nbc_configs(build: Build, transport: str) -> list[Config]:
     return configs
 
 
+def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, timeout) -> Path:
+    """What MPI_Ibcast costs to post and to wait for, right after the process
+    was busy or idle for a while (Tandem's progress thread asleep)."""
+    points = [(n, b) for n in nprocs_list for b in sizes]
+
+    def run_point(build, transport, config, point):
+        nprocs, size = point
+        program = [
+            str(build.directory / "tandem-bench-coll-post"),
+            str(size),
+            ",".join(map(str, idles)),
+            str(trials),
+        ]
+        return run_records(build, nprocs, program, transport, config, timeout)
+
+    records, problems = rounds_of(builds, transports, points, coll_configs, run_point, rounds)
+    keys = ("mpi", "transport", "config", "ranks", "bytes", "idle_us")
+    summary = summarize_by(records, keys, ("post_s", "wait_s"))
+    out.mkdir(parents=True, exist_ok=True)
+    result = document("post", rounds, trials, problems, records, summary)
+    path = out / "post.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    lines = [
+        "| MPI | transport | ranks | bytes | idle before (us) | config | post (us) | wait (us) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['bytes']} | {s['idle_us']} "
+            f"| {s['config']} | {1e6 * s['post_s']:.2f} | {1e6 * s['wait_s']:.2f} |"
+        )
+    (out / "post.md").write_text("\n".join(lines) + "\n")
+    rows = [{**s, "config": f"{s['config']}, {s['ranks']} ranks"} for s in summary]
+    plot_lines(rows, "idle_us", "post_s", 1e6, "post (us)", out / "post.png", "MPI_Ibcast post")
+    return path
+
+
 def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) -> Path:
     """The seed's micro-benchmark: block, nbc and nbc+overlap latencies of
     broadcast and scatter."""

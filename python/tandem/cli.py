@@ -236,6 +236,20 @@ def command_bench(args: argparse.Namespace) -> int:
         )
         print(f"results: {path} and io.png beside it")
         return 0
+    if args.which == "post":
+        path = bench.post(
+            builds,
+            transports,
+            ranks,
+            sizes,
+            [int(n) for n in args.idle_us.split(",")],
+            args.rounds,
+            args.trials,
+            Path(args.out),
+            args.timeout,
+        )
+        print(f"results: {path} and post.png beside it")
+        return 0
     if args.which == "nbc":
         path = bench.nbc(
             builds,
@@ -382,18 +396,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser(
         "bench",
-        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp)",
+        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post)",
     )
     bench.add_argument(
         "which",
-        choices=["overlap", "latency", "halo", "io", "eager", "monitor", "coll", "nbc", "ioapp"],
+        choices=[
+            "overlap",
+            "latency",
+            "halo",
+            "io",
+            "eager",
+            "monitor",
+            "coll",
+            "nbc",
+            "ioapp",
+            "post",
+        ],
         help="overlap: the seed's three variants; latency: ping-pong and message rate; "
         "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: "
         "overlap of small messages with every operation counted or proxied; monitor: the "
         "cost of monitoring per message and on the ghost-cell exchange; coll: OSU's overlap of "
         "nonblocking collectives; nbc: the seed's block / nbc / nbc+overlap latencies of "
         "broadcast and scatter; ioapp: the seed's I/O application, blocking MPI_Scatter "
-        "against 4, 8 and 16 concurrent MPI_Iscatter",
+        "against 4, 8 and 16 concurrent MPI_Iscatter; post: what posting and waiting for "
+        "an MPI_Ibcast cost after the process was idle",
     )
     bench.add_argument(
         "--mpi",
@@ -453,6 +479,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--ops",
         default="0,100,400",
         help="ioapp: operations per line, the workload (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--idle-us",
+        default="0,100,1000",
+        help="post: microseconds each rank is idle before the post (default: %(default)s)",
     )
     bench.add_argument(
         "--input-mib",

@@ -294,6 +294,21 @@ def test_bench_coll_writes_json_table_and_plots(tmp_path):
     assert (tmp_path / "coll_ibcast.png").stat().st_size > 0
 
 
+def test_bench_post_writes_json_table_and_plot(tmp_path):
+    common = ["--mpi", "mpich", "--rounds", "1", "--trials", "5", "--out", str(tmp_path)]
+    result = tandem_cli(
+        "bench", "post", "--transports", "shm", "--ranks", "2", "--sizes", "1024",
+        "--idle-us", "0,50", *common,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "post.json").read_text())
+    assert {r["idle_us"] for r in data["records"]} == {0, 50}
+    assert {r["config"] for r in data["records"]} >= {"native", "tandem-coll"}
+    assert all(r["post_s"] > 0 and r["wait_s"] >= 0 for r in data["records"])
+    assert "| post (us) |" in (tmp_path / "post.md").read_text()
+    assert (tmp_path / "post.png").stat().st_size > 0
+
+
 def test_bench_nbc_writes_json_table_and_plots(tmp_path):
     common = ["--mpi", "openmpi", "--rounds", "1", "--trials", "1", "--out", str(tmp_path)]
     result = tandem_cli(
