@@ -703,10 +703,18 @@ tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], co
         return built(s);
     for (int i = 0; i < size; i++) {
         /* the w form: a type per rank, displacements in bytes */
-        MPI_Datatype st = sendtypes[w_form ? i : 0], rt = recvtypes[w_form ? i : 0];
-        MPI_Aint so = w_form ? 1 : extent_of(st), ro = w_form ? 1 : extent_of(rt);
-        out[i] = (tdm_part){at(sendbuf, sdispls[i] * so), sendcounts[i], st};
+        MPI_Datatype rt = recvtypes[w_form ? i : 0];
+        MPI_Aint ro = w_form ? 1 : extent_of(rt);
         in[i] = (tdm_part){at(recvbuf, rdispls[i] * ro), recvcounts[i], rt};
+        if (sendbuf == MPI_IN_PLACE) { /* send from a copy of the block it replaces */
+            out[i] = in[i];
+            if (i != rank && (out[i].buf = scratch(s, in[i].count, rt)) != NULL)
+                local(s, TDM_OP_COPY, out[i].buf, in[i].buf, in[i].count, rt, MPI_OP_NULL);
+            continue;
+        }
+        MPI_Datatype st = sendtypes[w_form ? i : 0];
+        MPI_Aint so = w_form ? 1 : extent_of(st);
+        out[i] = (tdm_part){at(sendbuf, sdispls[i] * so), sendcounts[i], st};
     }
     alltoall_parts(s, out, in, alg, rank, size);
     return built(s);
@@ -970,8 +978,10 @@ tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count,
     if (!s)
         return NULL;
     void *out = recvbuf; /* what goes on to rank + 1 */
+    int in_place = sendbuf == MPI_IN_PLACE;
     if (!exclusive) {
-        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
+        if (!in_place)
+            local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
         if (rank > 0) {
             void *tmp = scratch(s, count, type);
             add(s, TDM_OP_RECV, tmp, count, type, rank - 1);
@@ -979,15 +989,16 @@ tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count,
             local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
         }
     } else if (rank == 0) {
-        out = (void *)sendbuf;
+        out = in_place ? recvbuf : (void *)sendbuf; /* rank 0's result is undefined */
     } else {
+        if (rank < size - 1) { /* out: this rank's data, then the prefix before it */
+            out = scratch(s, count, type);
+            local(s, TDM_OP_COPY, out, in_place ? recvbuf : sendbuf, count, type, op);
+        }
         add(s, TDM_OP_RECV, recvbuf, count, type, rank - 1);
         tdm_schedule_round(s);
-        if (rank < size - 1) {
-            out = scratch(s, count, type);
-            local(s, TDM_OP_COPY, out, sendbuf, count, type, op);
+        if (rank < size - 1)
             local(s, TDM_OP_REDUCE, out, recvbuf, count, type, op);
-        }
     }
     if (rank < size - 1)
         add(s, TDM_OP_SEND, out, count, type, rank + 1);

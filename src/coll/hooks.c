@@ -6,9 +6,9 @@
  *
  * Each collective has one function below that checks the arguments, picks the
  * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
- * to the MPI library: an inter-communicator, MPI_IN_PLACE where Tandem does
- * not take it (alltoallv/w, scan, exscan), counts beyond what one message can
- * hold, or arguments the MPI library must reject (it then raises the error).
+ * to the MPI library: an inter-communicator, counts beyond what one message
+ * can hold, or arguments the MPI library must reject (it then raises the
+ * error).
  * Those are the same on every rank. Running out of memory is not: it is an
  * error (MPI_ERR_NO_MEM) through the communicator's error handler. The MPI
  * entry points are the thin wrappers at the end.
@@ -225,12 +225,12 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], const MPI_Datatype recvtypes[], int w_form, MPI_Comm comm,
                      MPI_Request *request)
 {
-    int size;
-    if (sendbuf == MPI_IN_PLACE || !sendtypes || !recvtypes || !valid(comm, 0, MPI_BYTE, 0, &size))
+    int size, in_place = sendbuf == MPI_IN_PLACE; /* then the send arguments are ignored */
+    if ((!in_place && !sendtypes) || !recvtypes || !valid(comm, 0, MPI_BYTE, 0, &size))
         return -1;
     long long bytes = 0;
     for (int i = 0; i < (w_form ? size : 1); i++)
-        if (!valid_counts(comm, sendcounts, sdispls, sendtypes[i]) ||
+        if ((!in_place && !valid_counts(comm, sendcounts, sdispls, sendtypes[i])) ||
             !valid_counts(comm, recvcounts, rdispls, recvtypes[i]))
             return -1;
     for (int i = 0; i < size; i++)
@@ -291,7 +291,7 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
                 int exclusive, MPI_Comm comm, MPI_Request *request)
 {
     int size;
-    if (sendbuf == MPI_IN_PLACE || op == MPI_OP_NULL || !valid(comm, count, type, 0, &size))
+    if (op == MPI_OP_NULL || !valid(comm, count, type, 0, &size))
         return -1;
     return launch(tdm_coll_scan(sendbuf, recvbuf, count, type, op, exclusive, comm), request, comm);
 }

@@ -6,7 +6,8 @@
  * commutative and a non-commutative operation, MPI_IN_PLACE; a non-commutative
  * matrix product through every reduction, checked against the rank-order
  * product; MPI_Igather,
- * MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall (MPI_IN_PLACE where allowed);
+ * MPI_Iscatter, MPI_Iallgather, MPI_Ialltoall (MPI_IN_PLACE where allowed, in
+ * MPI_Iscan, MPI_Iexscan, MPI_Ialltoallv and MPI_Ialltoallw too);
  * MPI_Iallgatherv, MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ireduce_scatter(_block);
  * the blocking forms with a nonblocking one in flight;
  * on MPI_COMM_WORLD and on sub-communicators of odd and even ranks;
@@ -391,6 +392,89 @@ static void prefixes_and_vectors(MPI_Comm comm, const char *name)
     free(scattered);
 }
 
+/* MPICH before 4.1 computes in-place MPI_Ialltoallw with the wrong rank's
+   receive type (pmodels/mpich#6404, fixed in 4.1). */
+static int mpich_before_4_1(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length, major = 0, minor = 0;
+    MPI_Get_library_version(version, &length);
+    const char *at = strstr(version, "MPICH Version:");
+    if (!at)
+        return 0;
+    at += strlen("MPICH Version:");
+    return sscanf(at, " %d.%d", &major, &minor) == 2 && (major < 4 || (major == 4 && minor < 1));
+}
+
+/* MPI_IN_PLACE in iscan and iexscan (each operation), ialltoallv (uneven
+   counts, gaps) and ialltoallw (two types per pair, except where the MPI
+   library gets that wrong), all in flight at once. */
+static void in_place_prefixes_and_alltoallv(MPI_Comm comm, const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t n = (size_t)size;
+    MPI_Op first;
+    MPI_Op_create(user_first, 0, &first);
+    MPI_Op ops[3] = {MPI_SUM, MPI_MAX, first};
+    enum { N = 500 };
+    int scans[3][N], exscans[3][N];
+    MPI_Request r[8];
+    for (int o = 0; o < 3; o++) {
+        for (int i = 0; i < N; i++)
+            scans[o][i] = exscans[o][i] = rank * 5 + i % 13;
+        check_mpi(MPI_Iscan(MPI_IN_PLACE, scans[o], N, MPI_INT, ops[o], comm, &r[2 * o]));
+        check_mpi(MPI_Iexscan(MPI_IN_PLACE, exscans[o], N, MPI_INT, ops[o], comm, &r[2 * o + 1]));
+    }
+    /* alltoallv: ranks i and j exchange (i + j) % 4 + 1 ints, with gaps */
+    int *vc = malloc(sizeof(int) * n), *vd = malloc(sizeof(int) * n), vt = 0;
+    for (int j = 0; j < size; j++)
+        vc[j] = (rank + j) % 4 + 1, vd[j] = vt + 1, vt = vd[j] + vc[j];
+    int *v = malloc(sizeof(int) * (size_t)vt);
+    for (int i = 0; i < vt; i++)
+        v[i] = rank * 100 + i;
+    check_mpi(MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, v, vc, vd, MPI_INT, comm,
+                             &r[6]));
+    /* alltoallw: with an odd-sum peer 3 pairs of ints, else 6 ints; 32 bytes apart */
+    MPI_Datatype pair, *wt = malloc(sizeof(MPI_Datatype) * n);
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int *wc = malloc(sizeof(int) * n), *wd = malloc(sizeof(int) * n), mixed = !mpich_before_4_1();
+    for (int j = 0; j < size; j++) {
+        int odd = mixed && (rank + j) % 2;
+        wt[j] = odd ? pair : MPI_INT, wc[j] = odd ? 3 : 6, wd[j] = j * 32;
+    }
+    int *w = malloc(32 * n);
+    for (int i = 0; i < 8 * size; i++)
+        w[i] = rank * 50 + i;
+    check_mpi(MPI_Ialltoallw(MPI_IN_PLACE, NULL, NULL, NULL, w, wc, wd, wt, comm, &r[7]));
+    check_mpi(MPI_Waitall(8, r, MPI_STATUSES_IGNORE));
+    for (int o = 0; o < 3; o++)
+        tlog("%s iscan in place op %d: %lu, iexscan: %lu", name, o, tsum(scans[o], sizeof scans[o]),
+             rank ? tsum(exscans[o], sizeof exscans[o]) : 0UL);
+    int wrong = 0; /* block j holds what rank j had for this rank */
+    for (int j = 0; j < size; j++) {
+        int at = 0; /* where rank j's block for this rank was */
+        for (int x = 0; x <= rank; x++)
+            at += 1 + (x < rank ? (j + x) % 4 + 1 : 0);
+        for (int k = 0; k < vc[j]; k++)
+            wrong += v[vd[j] + k] != j * 100 + at + k;
+        for (int k = 0; k < 6; k++)
+            wrong += w[j * 8 + k] != j * 50 + rank * 8 + k;
+    }
+    check(wrong == 0);
+    unsigned long vsum = 0, wsum = 0; /* the blocks, not the gaps */
+    for (int j = 0; j < size; j++) {
+        vsum = vsum * 31 + tsum(v + vd[j], sizeof(int) * (size_t)vc[j]);
+        wsum = wsum * 31 + tsum((char *)w + wd[j], 24);
+    }
+    tlog("%s ialltoallv in place: %lu, ialltoallw in place: %lu", name, vsum, wsum);
+    MPI_Type_free(&pair);
+    MPI_Op_free(&first);
+    free(vc), free(vd), free(v), free(wt), free(wc), free(wd), free(w);
+}
+
 /* Allgatherv, alltoallv and alltoallw with uneven counts, gaps and (w) two
    types per pair; reduce_scatter with uneven counts (one rank gets none) and
    reduce_scatter_block; MPI_IN_PLACE where allowed; all in flight at once. */
@@ -555,6 +639,8 @@ int main(int argc, char **argv)
     movements(half, half_name);
     prefixes_and_vectors(MPI_COMM_WORLD, "world");
     prefixes_and_vectors(half, half_name);
+    in_place_prefixes_and_alltoallv(MPI_COMM_WORLD, "world");
+    in_place_prefixes_and_alltoallv(half, half_name);
     ordered_reductions(MPI_COMM_WORLD, "world");
     ordered_reductions(half, half_name);
     vectors_and_reduce_scatter(MPI_COMM_WORLD, "world");
