@@ -7,7 +7,7 @@
  *   barrier         dissemination
  *   bcast           binomial tree | flat tree | scatter + ring allgather
  *   scatter, gather binomial tree | flat tree (the v forms: flat)
- *   allgather(v)    ring | recursive doubling (a power of two of ranks)
+ *   allgather(v)    ring | recursive doubling (a power of two of ranks) | Bruck
  *   alltoall(v,w)   pairwise exchange | linear (everything at once)
  *   reduce          binomial tree
  *   allreduce       recursive doubling | reduce-scatter + allgather | ring
@@ -271,6 +271,24 @@ static void allgather_blocks(tdm_schedule *s, void *buf, const tdm_span *b, MPI_
             for (int j = 0; j < mask; j++) {
                 const tdm_span *in = &b[mod(theirs + j + shift, n)];
                 add(s, TDM_OP_RECV, at(buf, in->offset), in->count, type, partner);
+            }
+        }
+        return;
+    }
+    if (alg == TDM_ALG_BRUCK) {
+        /* step d: the blocks held so far (r + j, j < d) go to rank - d and as
+           many come from rank + d, straight to their places: log2(n) steps
+           for any n */
+        for (int d = 1; d < n; d <<= 1) {
+            int count = d < n - d ? d : n - d;
+            tdm_schedule_round(s);
+            for (int j = 0; j < count; j++) {
+                const tdm_span *out = &b[mod(rank + j + shift, n)];
+                add(s, TDM_OP_SEND, at(buf, out->offset), out->count, type, mod(rank - d, n));
+            }
+            for (int j = 0; j < count; j++) {
+                const tdm_span *in = &b[mod(rank + d + j + shift, n)];
+                add(s, TDM_OP_RECV, at(buf, in->offset), in->count, type, mod(rank + d, n));
             }
         }
         return;

@@ -28,7 +28,8 @@ static const char *const alg_names[TDM_ALGS] = {"auto",
                                                 "recursive_doubling",
                                                 "pairwise",
                                                 "linear",
-                                                "reduce_scatter_allgather"};
+                                                "reduce_scatter_allgather",
+                                                "bruck"};
 
 static tdm_coll_rule *rules;
 static int nrules;
@@ -271,9 +272,10 @@ tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks)
     case TDM_COLL_SCATTER:
     case TDM_COLL_GATHER: /* a tree forwards blocks: worth it while they are small */
         return bytes < 16 * 1024 ? TDM_ALG_BINOMIAL : TDM_ALG_FLAT;
-    case TDM_COLL_ALLGATHER:
-        return power_of_two(ranks) && bytes * ranks < 512 * 1024 ? TDM_ALG_RECURSIVE_DOUBLING
-                                                                 : TDM_ALG_RING;
+    case TDM_COLL_ALLGATHER: /* log2(n) steps while the data is small, then a ring */
+        if (bytes * ranks >= 512 * 1024)
+            return TDM_ALG_RING;
+        return power_of_two(ranks) ? TDM_ALG_RECURSIVE_DOUBLING : TDM_ALG_BRUCK;
     case TDM_COLL_ALLTOALL: /* everything at once while the blocks are small */
         return bytes <= 32 * 1024 ? TDM_ALG_LINEAR : TDM_ALG_PAIRWISE;
     case TDM_COLL_ALLREDUCE: /* on 2 ranks recursive doubling is one exchange: best */

@@ -38,6 +38,7 @@ typedef enum {
     TDM_ALG_PAIRWISE,
     TDM_ALG_LINEAR,
     TDM_ALG_REDUCE_SCATTER_ALLGATHER,
+    TDM_ALG_BRUCK,
     TDM_ALGS
 } tdm_coll_alg;
 

@@ -71,9 +71,10 @@ TDM_CONFIG(COLL_SCATTER, "TANDEM_COLL_SCATTER", ENUM, "auto", 0, 0, "auto|binomi
 TDM_CONFIG(COLL_GATHER, "TANDEM_COLL_GATHER", ENUM, "auto", 0, 0, "auto|binomial|flat",
            "Algorithm of Tandem's (i)gather (the v form is always flat).")
 TDM_CONFIG(COLL_ALLGATHER, "TANDEM_COLL_ALLGATHER", ENUM, "auto", 0, 0,
-           "auto|ring|recursive_doubling",
+           "auto|ring|recursive_doubling|bruck",
            "Algorithm of Tandem's (i)allgather and (i)allgatherv; recursive_doubling needs a "
-           "power-of-two number of ranks (else ring runs).")
+           "power-of-two number of ranks (else ring runs); bruck takes log2(n) steps for any "
+           "number.")
 TDM_CONFIG(COLL_ALLTOALL, "TANDEM_COLL_ALLTOALL", ENUM, "auto", 0, 0, "auto|pairwise|linear",
            "Algorithm of Tandem's (i)alltoall, (i)alltoallv and (i)alltoallw.")
 TDM_CONFIG(COLL_ALLREDUCE, "TANDEM_COLL_ALLREDUCE", ENUM, "auto", 0, 0,

@@ -36,7 +36,8 @@ static void builtin_rules(void)
     EXPECT(tdm_coll_select(TDM_COLL_GATHER, 1 << 20, 4) == TDM_ALG_FLAT);
     /* recursive doubling only for a power of two of ranks */
     EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_RECURSIVE_DOUBLING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 3) == TDM_ALG_RING);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 3) == TDM_ALG_BRUCK);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 1 << 20, 3) == TDM_ALG_RING);
     EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 1 << 20, 4) == TDM_ALG_RING);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024, 4) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
@@ -130,6 +131,7 @@ int main(void)
     EXPECT(strcmp(tdm_coll_alg_name(TDM_ALG_REDUCE_SCATTER_ALLGATHER),
                   "reduce_scatter_allgather") == 0);
     EXPECT(strcmp(tdm_coll_kind_name(TDM_COLL_REDUCE_SCATTER), "reduce_scatter") == 0);
+    EXPECT(strcmp(tdm_coll_alg_name(TDM_ALG_BRUCK), "bruck") == 0);
     UNIT_REPORT();
     return failures != 0;
 }
