@@ -228,13 +228,20 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     coll_internal kind (I lines). On 2 ranks, test_coll_nonblocking sends, in
     MPI_COMM_WORLD (the sub-communicators have one rank: no message):
       12  ibcasts (2 roots x 6), 1 message each
-      214 reductions: 5 counts x (8 int iallreduce x 2 + 8 int ireduce x 1 +
-          9 double iallreduce x 2; the non-commutative operation stays
-          native) + MINLOC and MAXLOC iallreduce x 2 (recursive doubling, on 2
-          ranks at every size)
+      232 reductions: 5 counts x (9 int iallreduce x 2 + 8 int ireduce x 1 +
+          9 double iallreduce x 2) + MINLOC and MAXLOC iallreduce x 2
+          (recursive doubling, on 2 ranks at every size) + the 5
+          non-commutative ireduces: rank 1 to rank 0, and back where rank 1
+          is the root (3 of them)
       36  gather/scatter/allgather/alltoall: 4 counts x (1+1+1+2+2+2)
       8   iscan and iexscan with 3 operations (rank 0 to rank 1), igatherv and
           iscatterv (1 each)
+      10  in place: iscan and iexscan with 3 operations (1 each), ialltoallv
+          and ialltoallw (2 each)
+      34  the matrix product, 5 counts: iallreduce (2), ireduce (1, and 1
+          back where rank 1 is the root: 2 of them), iscan (1),
+          ireduce_scatter_block (to rank 0, then its block back: 2); one
+          ireduce_scatter (2)
       18  2 iallgatherv, ialltoallv, ialltoallw, ialltoall in place, 2
           ireduce_scatter and 2 ireduce_scatter_block, 2 messages each
       1   the ibcast around the blocking collectives (these stay native)
@@ -252,7 +259,7 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     run(build, 2, program, tmp_path, env)
     job = json.loads(Path(f"{prefix}.json").read_text())
     internal = [r["counters"]["coll_internal"]["messages"] for r in job["ranks"]]
-    assert sum(map(sum, internal)) == 12 + 214 + 36 + 8 + 18 + 1 + 2 + 666
+    assert sum(map(sum, internal)) == 12 + 232 + 36 + 8 + 10 + 34 + 18 + 1 + 2 + 666
     assert internal[0][0] == internal[1][1] == 0  # never to oneself
     for rank in range(2):
         assert [fields(line)[3] for line in lines(prefix, rank, "I")] == [internal[rank][1 - rank]]
