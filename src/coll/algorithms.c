@@ -168,10 +168,15 @@ static void raise_flag(tdm_schedule *s, char *flag, unsigned long long value)
     tdm_schedule_add(s, o);
 }
 
-/* 'count' x 'type' into a segment, as packed bytes, and back. */
+/* 'count' x 'type' into a segment, as packed bytes, and back. 'reader' is
+   the rank that reads it (-1: every other rank), for monitoring. */
 static void to_segment(tdm_schedule *s, char *seg, const void *buf, MPI_Count count,
-                       MPI_Datatype type)
+                       MPI_Datatype type, int reader, int size)
 {
+    for (int r = reader < 0 ? 0 : reader; r < (reader < 0 ? size : reader + 1); r++) {
+        tdm_op note = {.kind = TDM_OP_NOTE, .count = count, .type = type, .peer = r};
+        tdm_schedule_add(s, note);
+    }
     tdm_op o = {.kind = TDM_OP_COPY,
                 .buf = seg,
                 .src = buf,
@@ -316,9 +321,9 @@ static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
         slot_open(s, &slot, size);
         if (sendbuf == MPI_IN_PLACE) {
             to_segment(s, segment(&slot, rank), at(recvbuf, b[rank].offset), b[rank].count,
-                       recvtype);
+                       recvtype, -1, size);
         } else {
-            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype);
+            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype, -1, size);
             self_copy(s, sendbuf, sendcount, sendtype, at(recvbuf, b[rank].offset), b[rank].count,
                       recvtype);
         }
@@ -367,7 +372,7 @@ tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, i
         /* the root fills the slot's whole data area, the others read it */
         slot_open(s, &slot, size);
         if (rank == root) {
-            to_segment(s, slot.data, buffer, count, type);
+            to_segment(s, slot.data, buffer, count, type, -1, size);
             slot_post(s, &slot, root);
         } else {
             wait_flags(s, flag_of(slot.posted, root), 1, slot.use);
@@ -556,7 +561,8 @@ tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Dat
         if (rank == root) {
             for (int r = 0; r < size; r++)
                 if (r != root)
-                    to_segment(s, segment(&slot, r), at(sendbuf, b[r].offset), sendcount, sendtype);
+                    to_segment(s, segment(&slot, r), at(sendbuf, b[r].offset), sendcount, sendtype,
+                               r, size);
             if (recvbuf != MPI_IN_PLACE)
                 self_copy(s, at(sendbuf, b[root].offset), sendcount, sendtype, recvbuf, recvcount,
                           recvtype);
@@ -599,7 +605,7 @@ tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Data
     if (b && slot_for(s, bytes, &slot)) {
         slot_open(s, &slot, size);
         if (rank != root) {
-            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype);
+            to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype, root, size);
             slot_post(s, &slot, rank);
         } else {
             if (sendbuf != MPI_IN_PLACE)
@@ -749,7 +755,8 @@ static int reduce_shm(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_C
     if (!flat_type(type) || !slot_for(s, tdm_coll_bytes(count, type), &slot))
         return 0; /* the type is the same on every rank */
     slot_open(s, &slot, size);
-    to_segment(s, segment(&slot, rank), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type);
+    to_segment(s, segment(&slot, rank), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type,
+               root, size);
     slot_post(s, &slot, rank);
     if (root < 0 || rank == root) {
         wait_flags(s, slot.posted, size, slot.use);

@@ -313,6 +313,15 @@ static int flags_reached(const tdm_op *op)
     return 1;
 }
 
+/* Monitoring: the schedule's messages are the coll_internal kind. */
+static void monitor_send(const tdm_schedule *s, const tdm_op *op)
+{
+    if (tdm_monitor_on() && op->peer != s->rank)
+        tdm_monitor_record(TANDEM_MONITOR_COLL_INTERNAL,
+                           tdm_monitor_world_rank(s->comm->dup, op->peer),
+                           tdm_monitor_bytes(op->count, op->type));
+}
+
 /* Go on with the round in progress from its next operation: local ones
    done, point-to-point ones posted, up to its end or an unmet WAIT. Returns
    an MPI code, or BLOCKED. */
@@ -329,13 +338,11 @@ static int run_round(tdm_schedule *s)
             rc = PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op);
             break;
         case TDM_OP_SEND:
-            if (tdm_monitor_on() && op->peer != s->rank)
-                tdm_monitor_record(TANDEM_MONITOR_COLL_INTERNAL,
-                                   tdm_monitor_world_rank(comm, op->peer),
-                                   tdm_monitor_bytes(op->count, op->type));
+            monitor_send(s, op);
             rc = PMPI_Isend(op->buf, count, op->type, op->peer, s->tag, comm,
                             &s->requests[s->nrequests++]);
             break;
+        case TDM_OP_NOTE: monitor_send(s, op); break;
         case TDM_OP_RECV:
             rc = PMPI_Irecv(op->buf, count, op->type, op->peer, s->tag, comm,
                             &s->requests[s->nrequests++]);

@@ -32,7 +32,8 @@ typedef enum {
     TDM_OP_COPY,
     TDM_OP_REDUCE,
     TDM_OP_WAIT,
-    TDM_OP_SIGNAL
+    TDM_OP_SIGNAL,
+    TDM_OP_NOTE
 } tdm_op_kind;
 
 /* One operation. SEND/RECV: buf, count, type with peer (a rank of the
@@ -42,7 +43,9 @@ typedef enum {
    buf = src op buf (count x type). WAIT (shared memory): the round goes on
    once each of 'count' 64-bit flags from src, 'stride' bytes apart, is at
    least 'value' (else it resumes there at the next poll). SIGNAL: the flag
-   at buf becomes 'value' (after every write before it). */
+   at buf becomes 'value' (after every write before it). NOTE: count x type
+   that rank 'peer' reads from this rank's writes to shared memory: nothing
+   moves, monitoring records it as a message sent to 'peer'. */
 typedef struct {
     tdm_op_kind kind;
     void *buf;

@@ -263,3 +263,24 @@ def test_internal_messages_of_tandems_collectives(build, tmp_path):
     assert internal[0][0] == internal[1][1] == 0  # never to oneself
     for rank in range(2):
         assert [fields(line)[3] for line in lines(prefix, rank, "I")] == [internal[rank][1 - rank]]
+
+
+def test_shared_memory_collectives_are_recorded_as_their_readers(build, tmp_path):
+    """On the shared-memory path nothing is sent, yet monitoring records what
+    each rank wrote for another to read. test_coll_any_call, 2 ranks, 300
+    steps of a 12000-byte ibcast (root: rank step % 2, read by the other),
+    a 12000-byte iallreduce (each rank's segment read by the other) and an
+    ibarrier (no data): each rank records 150 + 300 messages to the other."""
+    program = [program_path(build, "test_coll_any_call")]
+    prefix = tmp_path / "shm"
+    env = {
+        "TANDEM_MONITOR": "1",
+        "TANDEM_MONITOR_OUTPUT": str(prefix),
+        "TANDEM_COLL": "tandem",
+        "TANDEM_PROGRESS": "proxy",
+    }
+    run(build, 2, program, tmp_path, env)
+    job = json.loads(Path(f"{prefix}.json").read_text())
+    counters = [r["counters"]["coll_internal"] for r in job["ranks"]]
+    assert [c["messages"] for c in counters] == [[0, 450], [450, 0]]
+    assert [c["bytes"] for c in counters] == [[0, 450 * 12000], [450 * 12000, 0]]
