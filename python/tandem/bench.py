@@ -166,6 +166,23 @@ def document(benchmark, rounds, trials, problems, records, summary, **extra) -> 
     }
 
 
+def save(out: Path, result: dict, table: str) -> Path:
+    """Write a run's document as NAME.json and its table as NAME.md in 'out'
+    (made if missing), NAME being the benchmark's; returns the JSON's path."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{result['benchmark']}.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    (out / f"{result['benchmark']}.md").write_text(table)
+    return path
+
+
+def markdown(columns: list[str], rows) -> str:
+    """A Markdown table: the column titles, then one line per row of cells."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def spare_core(nranks: int = 2) -> bool:
     """Whether the machine has a core beyond the ranks' and their progress threads'."""
     return (os.cpu_count() or 1) > nranks
@@ -201,7 +218,6 @@ def overlap(
         return run_one(build, transport, config, variant, sizes, trials, timeout)
 
     records, problems = rounds_of(builds, transports, VARIANTS, configs_of, run_point, rounds)
-    out.mkdir(parents=True, exist_ok=True)
     result = document(
         name,
         rounds,
@@ -212,9 +228,7 @@ def overlap(
         shaped_rate=rate if "shaped" in transports else None,
         sizes=sizes,
     )
-    path = out / f"{name}.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / f"{name}.md").write_text(markdown_table(result, table_from_bytes))
+    path = save(out, result, markdown_table(result, table_from_bytes))
     plot(result, out, name)
     return path
 
@@ -364,12 +378,8 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
             if field_name in rs[0]:
                 entry[field_name] = statistics.median(r[field_name] for r in rs)
         summary.append(entry)
-    out.mkdir(parents=True, exist_ok=True)
     result = document("latency", rounds, trials, problems, records, summary)
-    path = out / "latency.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "latency.md").write_text(latency_table(summary))
-    return path
+    return save(out, result, latency_table(summary))
 
 
 def latency_table(summary: list[dict]) -> str:
@@ -465,13 +475,10 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
     )
     keys = ("mpi", "transport", "config", "ranks")
     summary = summarize_by(records, keys, ("step_s", "compute_s", "comm_s", "hidden"))
-    out.mkdir(parents=True, exist_ok=True)
     result = document(
         "halo", rounds, trials, problems, records, summary, cells=cells, halo_bytes=halo_bytes
     )
-    path = out / "halo.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "halo.md").write_text(halo_table(summary))
+    path = save(out, result, halo_table(summary))
     plot_lines(
         summary, "ranks", "step_s", 1e3, "time per step (ms)", out / "halo.png", "Ghost cells"
     )
@@ -479,17 +486,16 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
 
 
 def halo_table(summary: list[dict]) -> str:
-    lines = [
-        "| MPI | transport | ranks | config | step (ms) | compute (ms) | exchange (ms) | hidden |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['config']} | "
-            f"{1e3 * s['step_s']:.2f} | {1e3 * s['compute_s']:.2f} | {1e3 * s['comm_s']:.2f} | "
-            f"{100 * s['hidden']:.0f}% |"
-        )
-    return "\n".join(lines) + "\n"
+    columns = ["MPI", "transport", "ranks", "config", "step (ms)", "compute (ms)"]
+    return markdown(
+        columns + ["exchange (ms)", "hidden"],
+        (
+            [s["mpi"], s["transport"], s["ranks"], s["config"], f"{1e3 * s['step_s']:.2f}"]
+            + [f"{1e3 * s['compute_s']:.2f}", f"{1e3 * s['comm_s']:.2f}"]
+            + [f"{100 * s['hidden']:.0f}%"]
+            for s in summary
+        ),
+    )
 
 
 def io_configs(build: Build, transport: str) -> list[Config]:
@@ -520,21 +526,17 @@ def io(builds, nprocs_list, size, rounds, trials, out, timeout, directory: Path)
     )
     keys = ("mpi", "config", "ranks", "bytes")
     summary = summarize_by(records, keys, ("availability", "slowdown", "transfer_s"))
-    out.mkdir(parents=True, exist_ok=True)
     result = document("io", rounds, trials, problems, records, summary, directory=str(directory))
-    path = out / "io.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    lines = [
-        "| MPI | ranks | size | config | availability | slowdown | write alone (ms) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['mpi']} | {s['ranks']} | {s['bytes'] >> 20} MiB | {s['config']} | "
-            f"{100 * s['availability']:.0f}% | {100 * s['slowdown']:+.0f}% | "
-            f"{1e3 * s['transfer_s']:.1f} |"
-        )
-    (out / "io.md").write_text("\n".join(lines) + "\n")
+    table = markdown(
+        ["MPI", "ranks", "size", "config", "availability", "slowdown", "write alone (ms)"],
+        (
+            [s["mpi"], s["ranks"], f"{s['bytes'] >> 20} MiB", s["config"]]
+            + [f"{100 * s['availability']:.0f}%", f"{100 * s['slowdown']:+.0f}%"]
+            + [f"{1e3 * s['transfer_s']:.1f}"]
+            for s in summary
+        ),
+    )
+    path = save(out, result, table)
     plot_lines(summary, "ranks", "availability", 100, "availability (%)", out / "io.png", "MPI-IO")
     return path
 
@@ -614,7 +616,6 @@ def monitor(builds, sizes, nprocs_list, cells, halo_bytes, steps, rounds, trials
     halo_summary = summarize_by(
         halo_records, ("mpi", "ranks"), ("step_s", "step_monitor_s", "monitor_overhead")
     )
-    out.mkdir(parents=True, exist_ok=True)
     result = document(
         "monitor",
         rounds,
@@ -625,9 +626,7 @@ def monitor(builds, sizes, nprocs_list, cells, halo_bytes, steps, rounds, trials
         cells=cells,
         halo_bytes=halo_bytes,
     )
-    path = out / "monitor.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "monitor.md").write_text(monitor_table(cost_summary, halo_summary))
+    path = save(out, result, monitor_table(cost_summary, halo_summary))
     plot_monitor_cost(cost_summary, out / "monitor.png")
     return path
 
@@ -732,11 +731,8 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
     records, problems = rounds_of(builds, transports, COLLECTIVES, coll_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "collective", "bytes")
     summary = summarize_by(records, keys, ("pure_s", "compute_s", "overall_s", "overlap"))
-    out.mkdir(parents=True, exist_ok=True)
     result = document("coll", rounds, trials, problems, records, summary, rate=rate)
-    path = out / "coll.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "coll.md").write_text(coll_table(summary))
+    path = save(out, result, coll_table(summary))
     for collective in COLLECTIVES:
         rows = [s for s in summary if s["collective"] == collective]
         plot_lines(
@@ -746,16 +742,14 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
 
 
 def coll_table(summary: list[dict]) -> str:
-    lines = [
-        "| MPI | transport | collective | bytes | config | pure (ms) | overlap |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['mpi']} | {s['transport']} | {s['collective']} | {s['bytes']} | "
-            f"{s['config']} | {1e3 * s['pure_s']:.3f} | {s['overlap']:.0f}% |"
-        )
-    return "\n".join(lines) + "\n"
+    return markdown(
+        ["MPI", "transport", "collective", "bytes", "config", "pure (ms)", "overlap"],
+        (
+            [s["mpi"], s["transport"], s["collective"], s["bytes"], s["config"]]
+            + [f"{1e3 * s['pure_s']:.3f}", f"{s['overlap']:.0f}%"]
+            for s in summary
+        ),
+    )
 
 
 IOAPP_MODES = "block,nbc4,nbc8,nbc16"
@@ -789,13 +783,10 @@ def ioapp(
     records, problems = rounds_of(builds, transports, points, coll_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "ranks", "ops_per_line", "mode")
     summary = summarize_by(records, keys, ("time_s",))
-    out.mkdir(parents=True, exist_ok=True)
     result = document(
         "ioapp", rounds, trials, problems, records, summary, modes=IOAPP_MODES, input_mib=input_mib
     )
-    path = out / "ioapp.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    (out / "ioapp.md").write_text(ioapp_table(summary))
+    path = save(out, result, ioapp_table(summary))
     for nprocs in nprocs_list:
         rows = [
             {**s, "config": f"{s['config']} {s['mode']}"} for s in summary if s["ranks"] == nprocs
@@ -871,20 +862,17 @@ def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, tim
     records, problems = rounds_of(builds, transports, points, coll_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "ranks", "bytes", "idle_us")
     summary = summarize_by(records, keys, ("post_s", "wait_s"))
-    out.mkdir(parents=True, exist_ok=True)
     result = document("post", rounds, trials, problems, records, summary)
-    path = out / "post.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    lines = [
-        "| MPI | transport | ranks | bytes | idle before (us) | config | post (us) | wait (us) |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['bytes']} | {s['idle_us']} "
-            f"| {s['config']} | {1e6 * s['post_s']:.2f} | {1e6 * s['wait_s']:.2f} |"
-        )
-    (out / "post.md").write_text("\n".join(lines) + "\n")
+    columns = ["MPI", "transport", "ranks", "bytes", "idle before (us)", "config"]
+    table = markdown(
+        columns + ["post (us)", "wait (us)"],
+        (
+            [s["mpi"], s["transport"], s["ranks"], s["bytes"], s["idle_us"], s["config"]]
+            + [f"{1e6 * s['post_s']:.2f}", f"{1e6 * s['wait_s']:.2f}"]
+            for s in summary
+        ),
+    )
+    path = save(out, result, table)
     rows = [{**s, "config": f"{s['config']}, {s['ranks']} ranks"} for s in summary]
     plot_lines(rows, "idle_us", "post_s", 1e6, "post (us)", out / "post.png", "MPI_Ibcast post")
     return path
@@ -908,22 +896,17 @@ def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) ->
     records, problems = rounds_of(builds, transports, points, nbc_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "ranks", "collective", "bytes")
     summary = summarize_by(records, keys, ("block_s", "nbc_s", "nbc_overlap_s"))
-    out.mkdir(parents=True, exist_ok=True)
     result = document("nbc", rounds, trials, problems, records, summary)
-    path = out / "nbc.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-    lines = [
-        "| MPI | transport | ranks | collective | bytes | config | block (ms) | nbc (ms) "
-        "| nbc+overlap (ms) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for s in summary:
-        lines.append(
-            f"| {s['mpi']} | {s['transport']} | {s['ranks']} | {s['collective']} | {s['bytes']} "
-            f"| {s['config']} | {1e3 * s['block_s']:.3f} | {1e3 * s['nbc_s']:.3f} "
-            f"| {1e3 * s['nbc_overlap_s']:.3f} |"
-        )
-    (out / "nbc.md").write_text("\n".join(lines) + "\n")
+    columns = ["MPI", "transport", "ranks", "collective", "bytes", "config"]
+    table = markdown(
+        columns + ["block (ms)", "nbc (ms)", "nbc+overlap (ms)"],
+        (
+            [s["mpi"], s["transport"], s["ranks"], s["collective"], s["bytes"], s["config"]]
+            + [f"{1e3 * s[key]:.3f}" for key in ("block_s", "nbc_s", "nbc_overlap_s")]
+            for s in summary
+        ),
+    )
+    path = save(out, result, table)
     for collective in ("bcast", "scatter"):
         rows = []
         for s in summary:
