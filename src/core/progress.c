@@ -38,8 +38,8 @@ static struct {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    int stop;    /* under lock */
-    int waiting; /* under lock: the thread sleeps on 'wake' */
+    int stop;           /* under lock */
+    atomic_int waiting; /* written under lock: the thread sleeps, or is about to, on 'wake' */
     tdm_progress_drive_fn drive;
     void *context;
     tdm_poll_policy policy;
@@ -82,9 +82,14 @@ static void *progress_main(void *unused)
     pthread_mutex_lock(&engine.lock);
     for (;;) {
         while (!engine.stop && tdm_request_outstanding() == 0) {
-            engine.waiting = 1;
-            pthread_cond_wait(&engine.wake, &engine.lock);
-            engine.waiting = 0;
+            /* Announce the sleep, then look at the count once more: a waker
+               that counted work before this store sees it here; one that
+               counts it after sees 'waiting' (both sides fence). */
+            atomic_store_explicit(&engine.waiting, 1, memory_order_relaxed);
+            atomic_thread_fence(memory_order_seq_cst);
+            if (tdm_request_outstanding() == 0)
+                pthread_cond_wait(&engine.wake, &engine.lock);
+            atomic_store_explicit(&engine.waiting, 0, memory_order_relaxed);
             pause = 1;
         }
         if (engine.stop)
@@ -119,16 +124,20 @@ static void *progress_main(void *unused)
 
 void tdm_progress_wake(void)
 {
-    /* The count the thread sleeps on changed before this lock is taken, and
-       the thread checks it under the lock: when it is not waiting now, it will
-       see the new count. Signalling after the unlock spares the woken thread
-       a block on the lock the waker still holds (a second futex call each
-       side, 10 us a wake-up on this VM). */
+    /* The count changed before this call. A thread that is not waiting will
+       look at the count again before it sleeps (see progress_main): nothing
+       to do, and no lock taken, so a post never contends with the thread's
+       own loop. A waiting one may still be between its announcement and
+       pthread_cond_wait, holding the lock: taking the lock once makes sure it
+       sleeps before the signal. Signalling after the unlock spares the woken
+       thread a block on the lock the waker would still hold (a second futex
+       call each side, 10 us a wake-up on this VM). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&engine.waiting, memory_order_relaxed))
+        return;
     pthread_mutex_lock(&engine.lock);
-    int sleeping = engine.waiting;
     pthread_mutex_unlock(&engine.lock);
-    if (sleeping)
-        pthread_cond_signal(&engine.wake);
+    pthread_cond_signal(&engine.wake);
 }
 
 int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,
