@@ -60,6 +60,8 @@ bench: build
 		--rounds 3 --trials 5 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench nbc --transports shm --ranks 2,4 \
 		--sizes 1024,16384,65536,1048576 --rounds 3 --trials 9 --timeout 120 --out docs/perf
+	$(VENV)/bin/tandem bench post --transports shm --ranks 1,2 --sizes 1024 \
+		--idle-us 0,100,1000 --rounds 3 --trials 1001 --timeout 60 --out docs/perf
 	$(VENV)/bin/tandem bench ioapp --transports shm --ranks 2,4 --ops 0,400,2000 --rounds 3 \
 		--trials 3 --timeout 150 --io-dir /tmp --out docs/perf
 	$(VENV)/bin/tandem bench ioapp --transports shaped --ranks 2 --ops 400,2000 --rounds 2 \
