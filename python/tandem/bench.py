@@ -437,10 +437,12 @@ def rounds_of(builds, transports, points, configs_of, run_point, rounds):
 
 
 def launched(program_of, timeout):
-    """A run_point for rounds_of that launches program_of(build, nprocs)."""
+    """A run_point for rounds_of that launches program_of(build, point) on
+    'point' ranks, or on point[0] ranks when the point is a tuple."""
 
-    def run_point(build, transport, config, nprocs):
-        return run_records(build, nprocs, program_of(build, nprocs), transport, config, timeout)
+    def run_point(build, transport, config, point):
+        nprocs = point[0] if isinstance(point, tuple) else point
+        return run_records(build, nprocs, program_of(build, point), transport, config, timeout)
 
     return run_point
 
@@ -849,16 +851,11 @@ def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, tim
     was busy or idle for a while (Tandem's progress thread asleep)."""
     points = [(n, b) for n in nprocs_list for b in sizes]
 
-    def run_point(build, transport, config, point):
-        nprocs, size = point
-        program = [
-            str(build.directory / "tandem-bench-coll-post"),
-            str(size),
-            ",".join(map(str, idles)),
-            str(trials),
-        ]
-        return run_records(build, nprocs, program, transport, config, timeout)
+    def program_of(build, point):
+        idle = ",".join(map(str, idles))
+        return [str(build.directory / "tandem-bench-coll-post"), str(point[1]), idle, str(trials)]
 
+    run_point = launched(program_of, timeout)
     records, problems = rounds_of(builds, transports, points, coll_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "ranks", "bytes", "idle_us")
     summary = summarize_by(records, keys, ("post_s", "wait_s"))
@@ -883,16 +880,11 @@ def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) ->
     broadcast and scatter."""
     points = [(n, c) for n in nprocs_list for c in ("bcast", "scatter")]
 
-    def run_point(build, transport, config, point):
-        nprocs, collective = point
-        program = [
-            str(build.directory / "tandem-bench-coll-seed"),
-            collective,
-            ",".join(map(str, sizes)),
-            str(trials),
-        ]
-        return run_records(build, nprocs, program, transport, config, timeout)
+    def program_of(build, point):
+        sizes_arg = ",".join(map(str, sizes))
+        return [str(build.directory / "tandem-bench-coll-seed"), point[1], sizes_arg, str(trials)]
 
+    run_point = launched(program_of, timeout)
     records, problems = rounds_of(builds, transports, points, nbc_configs, run_point, rounds)
     keys = ("mpi", "transport", "config", "ranks", "collective", "bytes")
     summary = summarize_by(records, keys, ("block_s", "nbc_s", "nbc_overlap_s"))
