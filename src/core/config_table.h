@@ -15,8 +15,9 @@ TDM_CONFIG(VERBOSE, "TANDEM_VERBOSE", INT, "0", 0, 2, NULL,
            "0 prints warnings only; 1 also prints the effective configuration on rank 0 "
            "at MPI_Init; 2 prints it on every rank.")
 TDM_CONFIG(REQUIRE_THREADS, "TANDEM_REQUIRE_THREADS", BOOL, "0", 0, 1, NULL,
-           "Stop every rank (exit status 1) when the MPI library cannot provide "
-           "MPI_THREAD_MULTIPLE, instead of running in pass-through mode.")
+           "Stop every rank (exit status 1) when TANDEM_PROGRESS starts Tandem's threads "
+           "and the MPI library cannot provide MPI_THREAD_MULTIPLE, instead of running "
+           "without them (as with TANDEM_PROGRESS=off).")
 TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
            "and the language of the call (C or Fortran).")

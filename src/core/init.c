@@ -3,11 +3,16 @@
  * MPI_Finalize, MPI_Query_thread and MPI_Is_thread_main, the library
  * constructor, and the public tandem_* queries.
  *
- * Tandem needs MPI_THREAD_MULTIPLE for its own threads, so it asks the MPI
- * library for it whatever the application asked for. The application keeps
- * seeing the level it would have had without Tandem: MPI_Init_thread's
- * 'provided' and MPI_Query_thread report min(required, granted), and MPI_Init
- * reports MPI_THREAD_SINGLE, as both Open MPI and MPICH do by default.
+ * Tandem's own threads (the progress thread, the MPI-IO worker) call MPI
+ * concurrently with the application, so when TANDEM_PROGRESS starts them
+ * Tandem asks the MPI library for MPI_THREAD_MULTIPLE whatever the application
+ * asked for. The application keeps seeing the level it would have had without
+ * Tandem: MPI_Init_thread's 'provided' and MPI_Query_thread report
+ * min(required, granted), and MPI_Init reports MPI_THREAD_SINGLE, as both
+ * Open MPI and MPICH do by default. Without those threads (TANDEM_PROGRESS=off,
+ * the default) every Tandem call runs inside an application call, so the init
+ * call goes to the MPI library as the application made it: both libraries are
+ * slower under MPI_THREAD_MULTIPLE (docs/PERFORMANCE.md, message rate).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -75,12 +80,13 @@ static void print_configuration(int granted)
 static int start(int *argc, char ***argv, int required, int *provided)
 {
     int rc, granted = MPI_THREAD_SINGLE;
-    int disabled;
+    int disabled, threads;
 
     tdm_config_load(tdm_log_defer, NULL);
     disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
+    threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
 
-    if (disabled) {
+    if (!threads) {
         rc =
             required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, &granted);
         if (rc == MPI_SUCCESS && required < 0)
@@ -105,7 +111,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
     int speaks = tdm_world_rank == 0 || verbose >= 2;
     tdm_log_flush_deferred(speaks);
 
-    if (!disabled && granted < MPI_THREAD_MULTIPLE) {
+    if (threads && granted < MPI_THREAD_MULTIPLE) {
         if (TDM_CONFIG_NUMBER(REQUIRE_THREADS)) {
             /* Every rank reaches this point (same library, same variables), so
                each one finalizes and exits: unlike MPI_Abort, this cannot lose
@@ -117,12 +123,16 @@ static int start(int *argc, char ***argv, int required, int *provided)
             PMPI_Finalize();
             exit(1);
         }
+        /* Every Tandem call then runs inside an application call, at a level
+           the application may use (it was granted at least as much). */
         if (speaks)
-            tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE: Tandem runs in "
-                         "pass-through mode (set TANDEM_REQUIRE_THREADS=1 to stop instead)",
+            tdm_log_warn("the MPI library granted %s, not MPI_THREAD_MULTIPLE: Tandem runs "
+                         "without its threads, as with TANDEM_PROGRESS=off (set "
+                         "TANDEM_REQUIRE_THREADS=1 to stop instead)",
                          thread_level_name(granted));
+        tdm_config[TDM_CFG_PROGRESS].number = TDM_PROGRESS_OFF;
     }
-    tdm_active = !disabled && granted == MPI_THREAD_MULTIPLE;
+    tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
     if (tdm_active && (rc = tdm_progress_start()) != MPI_SUCCESS) {
         tdm_log_warn("cannot set up the progress engine (MPI error %d); Tandem runs in "

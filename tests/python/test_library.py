@@ -54,26 +54,54 @@ def injected(build):
     return str(build.directory / "tests" / "libinject_thread_level.so")
 
 
-def test_without_thread_multiple_tandem_runs_in_pass_through_mode(build):
-    """Fault injection: the MPI grants only MPI_THREAD_SERIALIZED."""
+def test_without_thread_multiple_tandem_runs_without_its_threads(build):
+    """Fault injection: the MPI grants only MPI_THREAD_SERIALIZED. With
+    TANDEM_PROGRESS=proxy Tandem says so once and carries on without its
+    threads: calls are still intercepted, nothing is proxied."""
     program = program_path(build, "test_init_thread")
     native = launch(build, 2, [program, "multiple"], with_tandem=False)
     result = launch(
         build,
         2,
         [program, "multiple"],
-        env={"TANDEM_TRACE": "1"},
+        env={"TANDEM_TRACE": "1", "TANDEM_PROGRESS": "proxy", "TANDEM_VERBOSE": "1"},
         extra_preload=injected(build),
     )
     assert result.returncode == 0, result.stderr
     assert (
         "tandem[0]: warning: the MPI library granted MPI_THREAD_SERIALIZED, not "
-        "MPI_THREAD_MULTIPLE: Tandem runs in pass-through mode"
+        "MPI_THREAD_MULTIPLE: Tandem runs without its threads, as with TANDEM_PROGRESS=off"
     ) in result.stderr
-    assert result.stderr.count("pass-through mode") == 1  # one line, on rank 0
-    assert "trace MPI_" not in result.stderr  # nothing intercepted
+    assert result.stderr.count("not MPI_THREAD_MULTIPLE") == 1  # one line, on rank 0
+    assert "tandem[0]:   TANDEM_PROGRESS=off\n" in result.stderr  # what is in force
+    assert "progress thread" not in result.stderr
+    assert "trace MPI_Query_thread (C)" in result.stderr  # still intercepted
     assert "provided serialized" in result.stdout  # what the MPI really gave
     assert "provided multiple" in native.stdout
+
+
+@pytest.mark.parametrize("asked", ["none", "single", "serialized", "multiple"])
+def test_without_a_tandem_thread_the_program_gets_the_level_it_asked_for(build, asked):
+    """TANDEM_PROGRESS=off (the default) starts no Tandem thread, so Tandem
+    passes the program's own thread level to the MPI library (with
+    MPI_THREAD_MULTIPLE the library is slower) and stays active, even where the
+    library cannot give MPI_THREAD_MULTIPLE: no warning then."""
+    program = program_path(build, "test_init_thread")
+    result = launch(
+        build,
+        1,
+        [program, asked],
+        env={"TANDEM_TRACE": "1", "TANDEM_VERBOSE": "1"},
+        extra_preload=injected(build),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr
+    assert "trace MPI_Query_thread (C)" in result.stderr
+    granted = {"none": "single", "single": "single"}.get(asked, "serialized")
+    assert f"MPI granted MPI_THREAD_{granted.upper()}; active" in result.stderr
+    assert f"query_thread {granted}" in result.stdout
+    assert asked == "none" or f"provided {granted}" in result.stdout
+    assert "== ok" in result.stdout
 
 
 def test_without_thread_multiple_tandem_require_threads_aborts(build):
@@ -82,7 +110,7 @@ def test_without_thread_multiple_tandem_require_threads_aborts(build):
         build,
         2,
         [program, "single"],
-        env={"TANDEM_REQUIRE_THREADS": "1"},
+        env={"TANDEM_REQUIRE_THREADS": "1", "TANDEM_PROGRESS": "drive"},
         extra_preload=injected(build),
     )
     assert result.returncode != 0
