@@ -6,6 +6,10 @@
  * answered by one acknowledgement. One JSON object per line.
  *
  *   pingpong SIZE[,SIZE...] [TRIALS]
+ *
+ * BENCH_THREAD_LEVEL=multiple makes the program itself ask for
+ * MPI_THREAD_MULTIPLE (MPI_Init_thread), to measure what that level costs the
+ * MPI library without Tandem.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -16,7 +20,13 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *level = getenv("BENCH_THREAD_LEVEL");
+    if (level && strcmp(level, "multiple") == 0) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

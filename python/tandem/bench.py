@@ -325,6 +325,7 @@ def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
 def latency_configs() -> list[Config]:
     return [
         Config("native", False),
+        Config("native-multiple", False, {"BENCH_THREAD_LEVEL": "multiple"}),
         Config("tandem-off", True, {"TANDEM_PROGRESS": "off"}),
         Config("tandem-drive", True, {"TANDEM_PROGRESS": "drive"}),
         Config("tandem-proxy", True, {"TANDEM_PROGRESS": "proxy"}),
