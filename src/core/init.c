@@ -107,6 +107,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
     }
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &tdm_world_rank);
+    tdm_mpi_thread_level = granted;
     int verbose = (int)TDM_CONFIG_NUMBER(VERBOSE);
     int speaks = tdm_world_rank == 0 || verbose >= 2;
     tdm_log_flush_deferred(speaks);

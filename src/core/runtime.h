@@ -38,6 +38,9 @@ void tdm_status_empty(MPI_Status *status);
 /* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
 extern int tdm_world_rank;
 
+/* The thread level the MPI library runs at (granted at init). */
+extern int tdm_mpi_thread_level;
+
 /* Call a PMPI function and jump to 'fn_exit' with its code on failure; the
    single-exit-label convention of every function that makes several calls. */
 #define TDM_CALL_MPI(rc, call)                 \
