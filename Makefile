@@ -52,7 +52,7 @@ bench: build
 	$(VENV)/bin/tandem bench eager --transports shaped,shm,tcp \
 		--sizes 1024,4096,16384,65536 --rounds 3 --trials 5 --timeout 20 --out docs/perf
 	$(VENV)/bin/tandem bench latency --transports shm,tcp --sizes 8,65536,4194304 \
-		--rounds 3 --trials 7 --timeout 30 --out docs/perf
+		--rounds 9 --trials 7 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench halo --transports shm,tcp --ranks 1,2,4 --rounds 3 \
 		--trials 3 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench io --ranks 1,2 --rounds 5 --trials 7 --timeout 60 --out docs/perf
