@@ -1,0 +1,86 @@
+/*
+ * A nonblocking collective is local: it returns without waiting for the other
+ * ranks, also the first one on a communicator. Here rank 0 posts a broadcast
+ * and only then sends the token that lets the next rank post its own, along a
+ * chain; a call that waited for the others (as setting up Tandem's private
+ * copy of the communicator inside the first MPI_Ibcast did) deadlocks.
+ *
+ * The chain runs on MPI_COMM_WORLD and on communicators made by each
+ * constructor Tandem knows (dup, dup_with_info, split, split_type, create,
+ * create_group).
+ *
+ * Printed: the broadcast data per communicator, the same with and without
+ * Tandem.
+ */
+#include "testlib.h"
+
+enum { COUNT = 1000, KINDS = 7 };
+
+static const char *const kinds[KINDS] = {"world",      "dup",    "dup_with_info", "split",
+                                         "split_type", "create", "create_group"};
+
+static MPI_Comm made(int kind)
+{
+    MPI_Comm comm = MPI_COMM_WORLD, out = MPI_COMM_NULL;
+    MPI_Group group;
+    switch (kind) {
+    case 0: return MPI_COMM_WORLD;
+    case 1: check_mpi(MPI_Comm_dup(comm, &out)); break;
+    case 2: check_mpi(MPI_Comm_dup_with_info(comm, MPI_INFO_NULL, &out)); break;
+    case 3: check_mpi(MPI_Comm_split(comm, 0, -1, &out)); break; /* reversed ranks */
+    case 4:
+        check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &out));
+        break;
+    case 5:
+        MPI_Comm_group(comm, &group);
+        check_mpi(MPI_Comm_create(comm, group, &out));
+        MPI_Group_free(&group);
+        break;
+    default:
+        MPI_Comm_group(comm, &group);
+        check_mpi(MPI_Comm_create_group(comm, group, 7, &out));
+        MPI_Group_free(&group);
+        break;
+    }
+    return out;
+}
+
+/* Rank r posts its broadcast from the last rank, then passes the token to
+   r + 1, which waits for it before posting its own. */
+static unsigned long chain(MPI_Comm comm, int *data)
+{
+    int rank, size, token = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < COUNT; i++)
+        data[i] = rank == size - 1 ? 3 * i + 1 : -1;
+    MPI_Request request;
+    if (rank > 0)
+        check_mpi(MPI_Recv(&token, 1, MPI_INT, rank - 1, 5, comm, MPI_STATUS_IGNORE));
+    check_mpi(MPI_Ibcast(data, COUNT, MPI_INT, size - 1, comm, &request));
+    if (rank < size - 1)
+        check_mpi(MPI_Send(&token, 1, MPI_INT, rank + 1, 5, comm));
+    check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    for (int i = 0; i < COUNT; i++)
+        check(data[i] == 3 * i + 1);
+    return tsum(data, sizeof(int) * COUNT);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, left, right;
+    tinit(&argc, &argv, &rank, &size, &left, &right);
+    int *data = malloc(sizeof(int) * COUNT);
+    for (int kind = 0; kind < KINDS; kind++) {
+        MPI_Comm comm = made(kind);
+        unsigned long sum = chain(comm, data);
+        tlog("rank %d: %s %lx", rank, kinds[kind], sum);
+        if (comm != MPI_COMM_WORLD)
+            MPI_Comm_free(&comm);
+    }
+
+    free(data);
+    int rc = tfinish();
+    MPI_Finalize();
+    return rc;
+}
