@@ -599,6 +599,51 @@ int tdm_hook_Exscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI
           PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
+/* ------------------------------------------- communicator constructors */
+
+/* Every rank of the new communicator is in this call, so Tandem's state of
+   it is made here, where waiting for the others is safe: made in its first
+   MPI_I* collective instead, it would make that call wait for every rank. */
+#define COMM_CREATE(call)                    \
+    do {                                     \
+        (void)lang;                          \
+        int rc = (call);                     \
+        if (rc == MPI_SUCCESS)               \
+            tdm_coll_comm_created(*newcomm); \
+        return rc;                           \
+    } while (0)
+
+int tdm_hook_Comm_dup(int lang, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_dup(comm, newcomm));
+}
+
+int tdm_hook_Comm_dup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_dup_with_info(comm, info, newcomm));
+}
+
+int tdm_hook_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_split(comm, color, key, newcomm));
+}
+
+int tdm_hook_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info,
+                             MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_split_type(comm, split_type, key, info, newcomm));
+}
+
+int tdm_hook_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_create(comm, group, newcomm));
+}
+
+int tdm_hook_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_create_group(comm, group, tag, newcomm));
+}
+
 #if MPI_VERSION >= 4
 /* The large-count forms: Tandem runs them while every message fits an int
    count (the checks above), the MPI library beyond. */

@@ -92,9 +92,14 @@ static void attach_slots(coll_comm *c)
     PMPI_Comm_free(&node);
 }
 
-/* The state of 'comm', made on its first Tandem collective (collective over
-   'comm': every rank reaches this point in the same call). NULL for an
-   inter-communicator or without memory: the caller leaves the call to MPI. */
+/* The state of 'comm'. Making it is collective over 'comm' (a duplicate, the
+   shared-memory window), so it is made where every rank is in the same call
+   and waiting for the others is safe: MPI_Init for MPI_COMM_WORLD, the
+   constructor of any other communicator Tandem intercepts. A communicator
+   made otherwise (MPI_Comm_idup, topology constructors, Open MPI's Fortran
+   calls) gets it on its first Tandem collective, which then waits for every
+   rank (README, known issues). NULL for an inter-communicator or without
+   memory: the caller leaves the call to MPI. */
 static coll_comm *state_of(MPI_Comm comm)
 {
     coll_comm *c = NULL;
@@ -119,6 +124,12 @@ static coll_comm *state_of(MPI_Comm comm)
     comms = c;
     pthread_mutex_unlock(&comms_lock);
     return c;
+}
+
+void tdm_coll_comm_created(MPI_Comm comm)
+{
+    if (keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
+        (void)state_of(comm);
 }
 
 /* ------------------------------------------------------------ schedules */
@@ -559,6 +570,7 @@ void tdm_coll_init(void)
         tdm_progress_extra_poll = tdm_coll_poll;
         tdm_coll_on = 1;
     }
+    tdm_coll_comm_created(MPI_COMM_WORLD);
 }
 
 void tdm_coll_stop(void)

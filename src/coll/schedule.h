@@ -130,6 +130,10 @@ extern int tdm_coll_blocking_on;
    TANDEM_COLL_BLOCKING and the tuning file. */
 void tdm_coll_init(void);
 
+/* A communicator was made, in a call every one of its ranks is in: make
+   Tandem's state of it now (collective over it) while collectives are on. */
+void tdm_coll_comm_created(MPI_Comm comm);
+
 /* Before PMPI_Finalize: free the private communicators. */
 void tdm_coll_stop(void);
 

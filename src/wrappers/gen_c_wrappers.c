@@ -606,6 +606,36 @@ TDM_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count 
 }
 
 #endif
+TDM_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_dup(TDM_LANG_C, comm, newcomm);
+}
+
+TDM_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_dup_with_info(TDM_LANG_C, comm, info, newcomm);
+}
+
+TDM_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_split(TDM_LANG_C, comm, color, key, newcomm);
+}
+
+TDM_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_split_type(TDM_LANG_C, comm, split_type, key, info, newcomm);
+}
+
+TDM_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_create(TDM_LANG_C, comm, group, newcomm);
+}
+
+TDM_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_create_group(TDM_LANG_C, comm, group, tag, newcomm);
+}
+
 TDM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     return tdm_dispatch_Barrier(TDM_LANG_C, comm);

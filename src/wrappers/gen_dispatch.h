@@ -1207,6 +1207,60 @@ static inline int tdm_dispatch_File_write_ordered_c(int lang, MPI_File fh, const
 }
 
 #endif
+static inline int tdm_dispatch_Comm_dup(int lang, MPI_Comm comm, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_dup(comm, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_dup", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_dup(lang, comm, newcomm);
+}
+
+static inline int tdm_dispatch_Comm_dup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_dup_with_info(comm, info, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_dup_with_info", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_dup_with_info(lang, comm, info, newcomm);
+}
+
+static inline int tdm_dispatch_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_split(comm, color, key, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_split", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_split(lang, comm, color, key, newcomm);
+}
+
+static inline int tdm_dispatch_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_split_type", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_split_type(lang, comm, split_type, key, info, newcomm);
+}
+
+static inline int tdm_dispatch_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_create(comm, group, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_create", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_create(lang, comm, group, newcomm);
+}
+
+static inline int tdm_dispatch_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_create_group", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_create_group(lang, comm, group, tag, newcomm);
+}
+
 static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 {
     if (TDM_UNLIKELY(!tdm_active))

@@ -2127,6 +2127,196 @@ void MPI_FILE_WRITE_ORDERED(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
     tdm_f_file_write_ordered(fh, buf, count, datatype, status, ierr);
 }
 
+static void tdm_f_comm_dup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_dup(TDM_LANG_FORTRAN, c_comm, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup(comm, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_dup__(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup__(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup(comm, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_dup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup(comm, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_DUP(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_DUP(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup(comm, newcomm, ierr);
+}
+
+static void tdm_f_comm_dup_with_info(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_dup_with_info(TDM_LANG_FORTRAN, c_comm, c_info, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup_with_info(comm, info, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_dup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup_with_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup_with_info(comm, info, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_dup_with_info(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_dup_with_info(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup_with_info(comm, info, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_DUP_WITH_INFO(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_DUP_WITH_INFO(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_dup_with_info(comm, info, newcomm, ierr);
+}
+
+static void tdm_f_comm_split(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_split(TDM_LANG_FORTRAN, c_comm, (int)*color, (int)*key, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split(comm, color, key, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_split__(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split__(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split(comm, color, key, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_split(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split(comm, color, key, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_SPLIT(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_SPLIT(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split(comm, color, key, newcomm, ierr);
+}
+
+static void tdm_f_comm_split_type(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_split_type(TDM_LANG_FORTRAN, c_comm, (int)*split_type, (int)*key, c_info, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split_type(comm, split_type, key, info, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_split_type__(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split_type__(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split_type(comm, split_type, key, info, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_split_type(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_split_type(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split_type(comm, split_type, key, info, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_SPLIT_TYPE(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_SPLIT_TYPE(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_split_type(comm, split_type, key, info, newcomm, ierr);
+}
+
+static void tdm_f_comm_create(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Group c_group = MPI_Group_f2c(*group);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_create(TDM_LANG_FORTRAN, c_comm, c_group, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create(comm, group, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_create__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create(comm, group, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_create(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create(comm, group, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_CREATE(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_CREATE(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create(comm, group, newcomm, ierr);
+}
+
+static void tdm_f_comm_create_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Group c_group = MPI_Group_f2c(*group);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Comm_create_group(TDM_LANG_FORTRAN, c_comm, c_group, (int)*tag, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_create_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
+}
+TDM_EXPORT void mpi_comm_create_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_comm_create_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
+}
+TDM_EXPORT void MPI_COMM_CREATE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_COMM_CREATE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
+}
+
 static void tdm_f_barrier(MPI_Fint *comm, MPI_Fint *ierr)
 {
     int rc = MPI_SUCCESS;

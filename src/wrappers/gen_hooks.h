@@ -94,6 +94,12 @@ int tdm_hook_File_iwrite_at(int lang, MPI_File fh, MPI_Offset offset, const void
 #if MPI_VERSION >= 4
 int tdm_hook_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);
 #endif
+int tdm_hook_Comm_dup(int lang, MPI_Comm comm, MPI_Comm *newcomm);
+int tdm_hook_Comm_dup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int tdm_hook_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int tdm_hook_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+int tdm_hook_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+int tdm_hook_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int tdm_hook_Barrier(int lang, MPI_Comm comm);
 int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 #if MPI_VERSION >= 4
