@@ -644,6 +644,48 @@ int tdm_hook_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag
     COMM_CREATE(PMPI_Comm_create_group(comm, group, tag, newcomm));
 }
 
+int tdm_hook_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[],
+                         const int periods[], int reorder, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, newcomm));
+}
+
+int tdm_hook_Cart_sub(int lang, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Cart_sub(comm, remain_dims, newcomm));
+}
+
+int tdm_hook_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int indx[],
+                          const int edges[], int reorder, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, newcomm));
+}
+
+int tdm_hook_Dist_graph_create_adjacent(int lang, MPI_Comm comm_old, int indegree,
+                                        const int sources[], const int sourceweights[],
+                                        int outdegree, const int destinations[],
+                                        const int destweights[], MPI_Info info, int reorder,
+                                        MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
+                                                outdegree, destinations, destweights, info, reorder,
+                                                newcomm));
+}
+
+int tdm_hook_Dist_graph_create(int lang, MPI_Comm comm_old, int n, const int sources[],
+                               const int degrees[], const int destinations[], const int weights[],
+                               MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
+                                       reorder, newcomm));
+}
+
+int tdm_hook_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    MPI_Comm *newcomm = newintracomm;
+    COMM_CREATE(PMPI_Intercomm_merge(intercomm, high, newcomm));
+}
+
 #if MPI_VERSION >= 4
 /* The large-count forms: Tandem runs them while every message fits an int
    count (the checks above), the MPI library beyond. */

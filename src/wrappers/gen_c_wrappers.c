@@ -636,6 +636,36 @@ TDM_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
     return tdm_dispatch_Comm_create_group(TDM_LANG_C, comm, group, tag, newcomm);
 }
 
+TDM_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Cart_create(TDM_LANG_C, comm_old, ndims, dims, periods, reorder, newcomm);
+}
+
+TDM_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Cart_sub(TDM_LANG_C, comm, remain_dims, newcomm);
+}
+
+TDM_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Graph_create(TDM_LANG_C, comm_old, nnodes, indx, edges, reorder, newcomm);
+}
+
+TDM_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Dist_graph_create_adjacent(TDM_LANG_C, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm);
+}
+
+TDM_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Dist_graph_create(TDM_LANG_C, comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+}
+
+TDM_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    return tdm_dispatch_Intercomm_merge(TDM_LANG_C, intercomm, high, newintracomm);
+}
+
 TDM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     return tdm_dispatch_Barrier(TDM_LANG_C, comm);

@@ -1261,6 +1261,60 @@ static inline int tdm_dispatch_Comm_create_group(int lang, MPI_Comm comm, MPI_Gr
     return tdm_hook_Comm_create_group(lang, comm, group, tag, newcomm);
 }
 
+static inline int tdm_dispatch_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, newcomm);
+    TDM_TRACE_CALL("MPI_Cart_create", lang);
+    tdm_progress_touch();
+    return tdm_hook_Cart_create(lang, comm_old, ndims, dims, periods, reorder, newcomm);
+}
+
+static inline int tdm_dispatch_Cart_sub(int lang, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Cart_sub(comm, remain_dims, newcomm);
+    TDM_TRACE_CALL("MPI_Cart_sub", lang);
+    tdm_progress_touch();
+    return tdm_hook_Cart_sub(lang, comm, remain_dims, newcomm);
+}
+
+static inline int tdm_dispatch_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, newcomm);
+    TDM_TRACE_CALL("MPI_Graph_create", lang);
+    tdm_progress_touch();
+    return tdm_hook_Graph_create(lang, comm_old, nnodes, indx, edges, reorder, newcomm);
+}
+
+static inline int tdm_dispatch_Dist_graph_create_adjacent(int lang, MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm);
+    TDM_TRACE_CALL("MPI_Dist_graph_create_adjacent", lang);
+    tdm_progress_touch();
+    return tdm_hook_Dist_graph_create_adjacent(lang, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm);
+}
+
+static inline int tdm_dispatch_Dist_graph_create(int lang, MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+    TDM_TRACE_CALL("MPI_Dist_graph_create", lang);
+    tdm_progress_touch();
+    return tdm_hook_Dist_graph_create(lang, comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+}
+
+static inline int tdm_dispatch_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Intercomm_merge(intercomm, high, newintracomm);
+    TDM_TRACE_CALL("MPI_Intercomm_merge", lang);
+    tdm_progress_touch();
+    return tdm_hook_Intercomm_merge(lang, intercomm, high, newintracomm);
+}
+
 static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 {
     if (TDM_UNLIKELY(!tdm_active))

@@ -100,6 +100,12 @@ int tdm_hook_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *n
 int tdm_hook_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int tdm_hook_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int tdm_hook_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int tdm_hook_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm);
+int tdm_hook_Cart_sub(int lang, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int tdm_hook_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *newcomm);
+int tdm_hook_Dist_graph_create_adjacent(int lang, MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *newcomm);
+int tdm_hook_Dist_graph_create(int lang, MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm);
+int tdm_hook_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
 int tdm_hook_Barrier(int lang, MPI_Comm comm);
 int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 #if MPI_VERSION >= 4

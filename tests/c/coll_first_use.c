@@ -7,17 +7,72 @@
  *
  * The chain runs on MPI_COMM_WORLD and on communicators made by each
  * constructor Tandem knows (dup, dup_with_info, split, split_type, create,
- * create_group).
+ * create_group, the topology constructors, intercomm_merge).
  *
  * Printed: the broadcast data per communicator, the same with and without
  * Tandem.
  */
 #include "testlib.h"
 
-enum { COUNT = 1000, KINDS = 7 };
+enum { COUNT = 1000, KINDS = 13 };
 
-static const char *const kinds[KINDS] = {"world",      "dup",    "dup_with_info", "split",
-                                         "split_type", "create", "create_group"};
+static const char *const kinds[KINDS] = {
+    "world",          "dup",          "dup_with_info",       "split",
+    "split_type",     "create",       "create_group",        "cart_create",
+    "cart_sub",       "graph_create", "dist_graph_adjacent", "dist_graph",
+    "intercomm_merge"};
+
+/* The topology constructors and MPI_Intercomm_merge (C only in Tandem). */
+static MPI_Comm made_topology_or_merged(int kind)
+{
+    MPI_Comm world = MPI_COMM_WORLD, out = MPI_COMM_NULL, cart;
+    int rank, size;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int dims[1] = {size}, periods[1] = {1}, remain[1] = {1}, weight[1] = {1};
+    int *index = malloc(sizeof(int) * (size_t)size), *edges = malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++) {
+        index[i] = i + 1; /* a ring: node i's one neighbour is i + 1 */
+        edges[i] = (i + 1) % size;
+    }
+    switch (kind) {
+    case 7: check_mpi(MPI_Cart_create(world, 1, dims, periods, 0, &out)); break;
+    case 8:
+        check_mpi(MPI_Cart_create(world, 1, dims, periods, 0, &cart));
+        check_mpi(MPI_Cart_sub(cart, remain, &out));
+        MPI_Comm_free(&cart);
+        break;
+    case 9: check_mpi(MPI_Graph_create(world, size, index, edges, 0, &out)); break;
+    case 10:
+        check_mpi(MPI_Dist_graph_create_adjacent(world, 1, &left, weight, 1, &right, weight,
+                                                 MPI_INFO_NULL, 0, &out));
+        break;
+    case 11: {
+        int one = 1;
+        check_mpi(
+            MPI_Dist_graph_create(world, 1, &rank, &one, &right, weight, MPI_INFO_NULL, 0, &out));
+        break;
+    }
+    default: { /* two halves joined by an inter-communicator, merged back */
+        if (size < 2) {
+            check_mpi(MPI_Comm_dup(world, &out));
+            break;
+        }
+        int high = rank >= size / 2;
+        MPI_Comm half, inter;
+        check_mpi(MPI_Comm_split(world, high, rank, &half));
+        check_mpi(MPI_Intercomm_create(half, 0, world, high ? 0 : size / 2, 9, &inter));
+        check_mpi(MPI_Intercomm_merge(inter, high, &out));
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&half);
+        break;
+    }
+    }
+    free(index);
+    free(edges);
+    return out;
+}
 
 static MPI_Comm made(int kind)
 {
@@ -36,11 +91,12 @@ static MPI_Comm made(int kind)
         check_mpi(MPI_Comm_create(comm, group, &out));
         MPI_Group_free(&group);
         break;
-    default:
+    case 6:
         MPI_Comm_group(comm, &group);
         check_mpi(MPI_Comm_create_group(comm, group, 7, &out));
         MPI_Group_free(&group);
         break;
+    default: return made_topology_or_merged(kind);
     }
     return out;
 }
