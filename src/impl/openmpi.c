@@ -2,7 +2,6 @@
    Tandem only through Tandem's own Fortran entry points; its Fortran sentinels
    are common blocks named mpi_fortran_*_ (gfortran's mangling). */
 #include <mpi.h>
-#include <stdlib.h>
 
 #if defined(OPEN_MPI)
 #include "core/runtime.h"
