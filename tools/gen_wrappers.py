@@ -285,6 +285,8 @@ def length_expr(p: Param, f: Function, key: str = "len") -> str:
     spec = p.notes[key]
     if spec.startswith("commsize:"):
         return f"tdm_f_comm_size(c_{spec.split(':', 1)[1]})"
+    if spec.startswith("cartdims:"):
+        return f"tdm_f_cart_dims(c_{spec.split(':', 1)[1]})"
     target = next((q for q in f.params if q.name == spec), None)
     if target is None:
         raise SystemExit(f"{f.name}: ~{key}={spec} names no parameter")
@@ -371,7 +373,20 @@ def gen_fortran_function(f: Function) -> list[str]:
                 decls.append(f"{p.base} c_{n} = MPI_{kind}_f2c(*{n});")
                 call.append(f"c_{n}")
         elif p.base == "int":
-            if p.array:
+            if p.array and "logical" in p.notes:
+                length = length_expr(p, f)
+                decls.append(f"int c_{n}_stack[TDM_F_STACK_ITEMS];")
+                decls.append(f"int *c_{n} = NULL;")
+                decls.append(f"int c_{n}_n = 0;")
+                pre.append(f"c_{n}_n = {length};")
+                pre.append(f"c_{n} = TDM_F_ARRAY(c_{n}_stack, c_{n}_n);")
+                pre.append(f'if (c_{n} == NULL) {{ rc = tdm_f_no_memory("{f.name}"); goto done; }}')
+                pre.append(f"for (int i = 0; i < c_{n}_n; i++) c_{n}[i] = tdm_f_logical({n}[i]);")
+                cleanup.append(f"TDM_F_ARRAY_FREE(c_{n}, c_{n}_stack);")
+                call.append(f"c_{n}")
+            elif p.array and "weights" in p.notes:
+                call.append(f"tdm_f_weights({n})")
+            elif p.array:
                 call.append(f"(int *){n}")
                 if "indices" in p.notes:
                     count = p.notes["indices"]
@@ -387,6 +402,8 @@ def gen_fortran_function(f: Function) -> list[str]:
                     call.append(f"(int *){n}")
                     if "index" in p.notes:
                         post.append(f"if (rc == MPI_SUCCESS && *{n} != MPI_UNDEFINED) *{n} += 1;")
+            elif "logical" in p.notes:
+                call.append(f"tdm_f_logical(*{n})")
             else:
                 call.append(f"(int)*{n}")
         elif p.base in SCALARS:

@@ -96,8 +96,8 @@ static void attach_slots(coll_comm *c)
    shared-memory window), so it is made where every rank is in the same call
    and waiting for the others is safe: MPI_Init for MPI_COMM_WORLD, the
    constructor of any other communicator Tandem intercepts (coll/hooks.c). A
-   communicator made otherwise (MPI_Comm_idup, a constructor called from
-   Fortran under Open MPI) gets it on its first Tandem collective, which then
+   communicator made otherwise (MPI_Comm_idup, a constructor called through
+   mpi_f08) gets it on its first Tandem collective, which then
    waits for every rank (README, known issues). NULL for an inter-communicator or without
    memory: the caller leaves the call to MPI. */
 static coll_comm *state_of(MPI_Comm comm)

@@ -1,5 +1,6 @@
 /* Any other MPI: no process check and no known Fortran sentinels, so Fortran
-   programs must not pass MPI_BOTTOM, MPI_IN_PLACE or the status sentinels. */
+   programs must not pass MPI_BOTTOM, MPI_IN_PLACE, the status sentinels,
+   MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY. */
 #include <mpi.h>
 
 #if !defined(OPEN_MPI) && !defined(MPICH_VERSION)
@@ -35,6 +36,18 @@ int tdm_impl_f_is_status_ignore(const MPI_Fint *address)
 }
 
 int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
+{
+    (void)address;
+    return 0;
+}
+
+int tdm_impl_f_is_unweighted(const MPI_Fint *address)
+{
+    (void)address;
+    return 0;
+}
+
+int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
 {
     (void)address;
     return 0;

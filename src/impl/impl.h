@@ -19,13 +19,15 @@ const char *tdm_impl_family(void);
 int tdm_impl_check_process_mpi(char *msg, size_t size);
 
 /* The Fortran sentinels: addresses that a Fortran program passes for
-   MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE. Each
-   returns 0 when the address is not that sentinel or when the program has no
-   Fortran MPI at all. */
+   MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE,
+   MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY. Each returns 0 when the address is not
+   that sentinel or when the program has no Fortran MPI at all. */
 int tdm_impl_f_is_bottom(const void *address);
 int tdm_impl_f_is_in_place(const void *address);
 int tdm_impl_f_is_status_ignore(const MPI_Fint *address);
 int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address);
+int tdm_impl_f_is_unweighted(const MPI_Fint *address);
+int tdm_impl_f_is_weights_empty(const MPI_Fint *address);
 
 /* MPI_Waitall as this MPI library does it correctly under
    MPI_THREAD_MULTIPLE (the level Tandem asks for on the application's

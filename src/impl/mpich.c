@@ -3,7 +3,9 @@
    take precedence when the library is preloaded. The Fortran sentinels live
    in the common blocks of mpif.h (and of the mpi module):
      COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
-     COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1), MPI_ERRCODES_IGNORE(1) */
+     COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1), MPI_ERRCODES_IGNORE(1)
+     COMMON /MPIFCMB5/ MPI_UNWEIGHTED
+     COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY */
 #include <mpi.h>
 
 #if defined(MPICH_VERSION) && !defined(OPEN_MPI)
@@ -12,6 +14,8 @@
 
 extern MPI_Fint mpipriv1_[] __attribute__((weak));
 extern MPI_Fint mpipriv2_[] __attribute__((weak));
+extern MPI_Fint mpifcmb5_[] __attribute__((weak));
+extern MPI_Fint mpifcmb9_[] __attribute__((weak));
 
 const char *tdm_impl_family(void)
 {
@@ -42,6 +46,17 @@ int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
 {
     return mpipriv2_ && address == &mpipriv2_[0];
 }
+
+int tdm_impl_f_is_unweighted(const MPI_Fint *address)
+{
+    return mpifcmb5_ && address == mpifcmb5_;
+}
+
+int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
+{
+    return mpifcmb9_ && address == mpifcmb9_;
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);

@@ -12,6 +12,8 @@ extern int mpi_fortran_bottom_ __attribute__((weak));
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern MPI_Fint mpi_fortran_status_ignore_[] __attribute__((weak));
 extern MPI_Fint mpi_fortran_statuses_ignore_[] __attribute__((weak));
+extern MPI_Fint mpi_fortran_unweighted_[] __attribute__((weak));
+extern MPI_Fint mpi_fortran_weights_empty_[] __attribute__((weak));
 
 const char *tdm_impl_family(void)
 {
@@ -41,6 +43,16 @@ int tdm_impl_f_is_status_ignore(const MPI_Fint *address)
 int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
 {
     return mpi_fortran_statuses_ignore_ && address == mpi_fortran_statuses_ignore_;
+}
+
+int tdm_impl_f_is_unweighted(const MPI_Fint *address)
+{
+    return mpi_fortran_unweighted_ && address == mpi_fortran_unweighted_;
+}
+
+int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
+{
+    return mpi_fortran_weights_empty_ && address == mpi_fortran_weights_empty_;
 }
 /* Open MPI 4.1.4's MPI_Waitall never returns under MPI_THREAD_MULTIPLE when
    one of the requests fails (seen with a truncated receive: always with one

@@ -15,6 +15,15 @@ int tdm_f_comm_size(MPI_Comm comm)
     return size;
 }
 
+int tdm_f_cart_dims(MPI_Comm comm)
+{
+    int topology = MPI_UNDEFINED, dims = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topology) != MPI_SUCCESS ||
+        topology != MPI_CART || PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS)
+        return 0;
+    return dims;
+}
+
 int tdm_f_no_memory(const char *function)
 {
     tdm_log_warn("%s from Fortran: no memory for the converted arguments", function);

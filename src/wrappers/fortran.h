@@ -54,9 +54,30 @@ static inline int tdm_f_is_statuses_ignore(const MPI_Fint *statuses)
     return tdm_impl_f_is_statuses_ignore(statuses);
 }
 
+/* A Fortran LOGICAL as C's int: anything but .FALSE. is true. */
+static inline int tdm_f_logical(MPI_Fint value)
+{
+    return value != TDM_F_FALSE;
+}
+
+/* A Fortran array of edge weights as C expects it: the Fortran MPI_UNWEIGHTED
+   and MPI_WEIGHTS_EMPTY become the C ones. */
+static inline const int *tdm_f_weights(const MPI_Fint *weights)
+{
+    if (tdm_impl_f_is_unweighted(weights))
+        return MPI_UNWEIGHTED;
+    if (tdm_impl_f_is_weights_empty(weights))
+        return MPI_WEIGHTS_EMPTY;
+    return (const int *)weights;
+}
+
 /* The number of processes an array argument of 'comm' has an entry for: the
    size of 'comm', or its remote size for an inter-communicator. */
 int tdm_f_comm_size(MPI_Comm comm);
+
+/* The number of dimensions of the Cartesian communicator 'comm' (0 for any
+   other communicator: the MPI call then reports the error). */
+int tdm_f_cart_dims(MPI_Comm comm);
 
 /* Report that a Fortran call could not allocate its temporary arrays. */
 int tdm_f_no_memory(const char *function);

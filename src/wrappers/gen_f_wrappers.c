@@ -2317,6 +2317,212 @@ void MPI_COMM_CREATE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_F
     tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
 }
 
+static void tdm_f_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm_old = MPI_Comm_f2c(*comm_old);
+    int c_periods_stack[TDM_F_STACK_ITEMS];
+    int *c_periods = NULL;
+    int c_periods_n = 0;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    c_periods_n = (int)*ndims;
+    c_periods = TDM_F_ARRAY(c_periods_stack, c_periods_n);
+    if (c_periods == NULL) { rc = tdm_f_no_memory("MPI_Cart_create"); goto done; }
+    for (int i = 0; i < c_periods_n; i++) c_periods[i] = tdm_f_logical(periods[i]);
+    rc = tdm_dispatch_Cart_create(TDM_LANG_FORTRAN, c_comm_old, (int)*ndims, (int *)dims, c_periods, tdm_f_logical(*reorder), &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+done:
+    TDM_F_ARRAY_FREE(c_periods, c_periods_stack);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_create(comm_old, ndims, dims, periods, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_cart_create__(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_create__(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_create(comm_old, ndims, dims, periods, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_create(comm_old, ndims, dims, periods, reorder, newcomm, ierr);
+}
+TDM_EXPORT void MPI_CART_CREATE(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_CART_CREATE(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_create(comm_old, ndims, dims, periods, reorder, newcomm, ierr);
+}
+
+static void tdm_f_cart_sub(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    int c_remain_dims_stack[TDM_F_STACK_ITEMS];
+    int *c_remain_dims = NULL;
+    int c_remain_dims_n = 0;
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    c_remain_dims_n = tdm_f_cart_dims(c_comm);
+    c_remain_dims = TDM_F_ARRAY(c_remain_dims_stack, c_remain_dims_n);
+    if (c_remain_dims == NULL) { rc = tdm_f_no_memory("MPI_Cart_sub"); goto done; }
+    for (int i = 0; i < c_remain_dims_n; i++) c_remain_dims[i] = tdm_f_logical(remain_dims[i]);
+    rc = tdm_dispatch_Cart_sub(TDM_LANG_FORTRAN, c_comm, c_remain_dims, &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+done:
+    TDM_F_ARRAY_FREE(c_remain_dims, c_remain_dims_stack);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_sub(comm, remain_dims, newcomm, ierr);
+}
+TDM_EXPORT void mpi_cart_sub__(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_sub__(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_sub(comm, remain_dims, newcomm, ierr);
+}
+TDM_EXPORT void mpi_cart_sub(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_cart_sub(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_sub(comm, remain_dims, newcomm, ierr);
+}
+TDM_EXPORT void MPI_CART_SUB(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_CART_SUB(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_cart_sub(comm, remain_dims, newcomm, ierr);
+}
+
+static void tdm_f_graph_create(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm_old = MPI_Comm_f2c(*comm_old);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Graph_create(TDM_LANG_FORTRAN, c_comm_old, (int)*nnodes, (int *)indx, (int *)edges, tdm_f_logical(*reorder), &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_graph_create(comm_old, nnodes, indx, edges, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_graph_create__(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_graph_create__(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_graph_create(comm_old, nnodes, indx, edges, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_graph_create(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_graph_create(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_graph_create(comm_old, nnodes, indx, edges, reorder, newcomm, ierr);
+}
+TDM_EXPORT void MPI_GRAPH_CREATE(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_GRAPH_CREATE(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_graph_create(comm_old, nnodes, indx, edges, reorder, newcomm, ierr);
+}
+
+static void tdm_f_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm_old = MPI_Comm_f2c(*comm_old);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Dist_graph_create_adjacent(TDM_LANG_FORTRAN, c_comm_old, (int)*indegree, (int *)sources, tdm_f_weights(sourceweights), (int)*outdegree, (int *)destinations, tdm_f_weights(destweights), c_info, tdm_f_logical(*reorder), &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_dist_graph_create_adjacent__(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create_adjacent__(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm, ierr);
+}
+
+static void tdm_f_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm_old = MPI_Comm_f2c(*comm_old);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Dist_graph_create(TDM_LANG_FORTRAN, c_comm_old, (int)*n, (int *)sources, (int *)degrees, (int *)destinations, tdm_f_weights(weights), c_info, tdm_f_logical(*reorder), &c_newcomm);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_dist_graph_create__(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create__(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void mpi_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
+}
+TDM_EXPORT void MPI_DIST_GRAPH_CREATE(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr);
+void MPI_DIST_GRAPH_CREATE(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    tdm_f_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm, ierr);
+}
+
+static void tdm_f_intercomm_merge(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_intercomm = MPI_Comm_f2c(*intercomm);
+    MPI_Comm c_newintracomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Intercomm_merge(TDM_LANG_FORTRAN, c_intercomm, tdm_f_logical(*high), &c_newintracomm);
+    if (rc == MPI_SUCCESS) *newintracomm = MPI_Comm_c2f(c_newintracomm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr);
+void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_merge(intercomm, high, newintracomm, ierr);
+}
+TDM_EXPORT void mpi_intercomm_merge__(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr);
+void mpi_intercomm_merge__(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_merge(intercomm, high, newintracomm, ierr);
+}
+TDM_EXPORT void mpi_intercomm_merge(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr);
+void mpi_intercomm_merge(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_merge(intercomm, high, newintracomm, ierr);
+}
+TDM_EXPORT void MPI_INTERCOMM_MERGE(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr);
+void MPI_INTERCOMM_MERGE(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_merge(intercomm, high, newintracomm, ierr);
+}
+
 static void tdm_f_barrier(MPI_Fint *comm, MPI_Fint *ierr)
 {
     int rc = MPI_SUCCESS;

@@ -22,7 +22,8 @@ static const char *const kinds[KINDS] = {
     "cart_sub",       "graph_create", "dist_graph_adjacent", "dist_graph",
     "intercomm_merge"};
 
-/* The topology constructors and MPI_Intercomm_merge (C only in Tandem). */
+/* The topology constructors and MPI_Intercomm_merge (from Fortran:
+   tests/fortran/f_first_use.f90). */
 static MPI_Comm made_topology_or_merged(int kind)
 {
     MPI_Comm world = MPI_COMM_WORLD, out = MPI_COMM_NULL, cart;

@@ -1,0 +1,134 @@
+! The first nonblocking collective on a communicator waits for no other rank,
+! also on communicators a Fortran program makes with the topology
+! constructors and MPI_Intercomm_merge (Open MPI's Fortran
+! calls PMPI_* directly, so only Tandem's own Fortran entry points see them).
+! Rank r waits for a token from r - 1, posts its MPI_Ibcast and only then
+! passes the token on: a first collective that waited for every rank deadlocks.
+!
+! Rank 0 prints what every rank saw: the broadcast's sum on each communicator
+! and what the communicator was made with (LOGICAL arguments and
+! MPI_UNWEIGHTED reach the MPI library unchanged), the same with and without
+! Tandem.
+program f_first_use
+  use mpi
+  implicit none
+  integer, parameter :: ndata = 1000, kinds = 6, nsum = 3 * kinds
+  integer :: ierr, rank, nprocs, right, left, kind, comm, cart, half, inter, req, i
+  integer :: dims(1), coords(1), indx(64), edges(64), one(1), weight(1), me(1)
+  integer :: indeg, outdeg, source, dest, csize, crank, slot, failures, allfail
+  integer :: summary(nsum), data(ndata)
+  integer, allocatable :: everything(:, :)
+  logical :: periods(1), remain(1), weighted, high
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  right = mod(rank + 1, nprocs)
+  left = mod(rank + nprocs - 1, nprocs)
+  slot = 0
+  summary = 0
+  failures = 0
+  dims(1) = nprocs
+  periods(1) = .true.
+  remain(1) = .true.
+  one(1) = 1
+  weight(1) = 1
+  me(1) = rank
+  do i = 1, nprocs ! a ring: node i - 1's one neighbour is i
+    indx(i) = i
+    edges(i) = mod(i, nprocs)
+  end do
+
+  do kind = 1, kinds
+    select case (kind)
+    case (1) ! periodic: the left neighbour of rank 0 is the last rank
+      call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., comm, ierr)
+      call MPI_Cart_shift(comm, 0, 1, source, dest, ierr)
+      call record(source)
+    case (2)
+      call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, [.false.], .false., cart, ierr)
+      call MPI_Cart_sub(cart, remain, comm, ierr)
+      call MPI_Comm_free(cart, ierr)
+      call MPI_Cart_shift(comm, 0, 1, source, dest, ierr) ! not periodic
+      call record(source)
+    case (3)
+      call MPI_Graph_create(MPI_COMM_WORLD, nprocs, indx, edges, .false., comm, ierr)
+      call MPI_Graph_neighbors_count(comm, rank, i, ierr)
+      call record(i)
+    case (4)
+      call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, [left], MPI_UNWEIGHTED, 1, &
+                                          [right], MPI_UNWEIGHTED, MPI_INFO_NULL, .false., &
+                                          comm, ierr)
+      call MPI_Dist_graph_neighbors_count(comm, indeg, outdeg, weighted, ierr)
+      call record(merge(1, 0, weighted))
+    case (5)
+      call MPI_Dist_graph_create(MPI_COMM_WORLD, 1, me, one, [right], weight, MPI_INFO_NULL, &
+                                 .false., comm, ierr)
+      call MPI_Dist_graph_neighbors_count(comm, indeg, outdeg, weighted, ierr)
+      call record(merge(1, 0, weighted))
+    case default ! the upper half of the ranks first
+      if (nprocs < 2) then
+        call MPI_Comm_dup(MPI_COMM_WORLD, comm, ierr)
+      else
+        high = rank < nprocs / 2
+        call MPI_Comm_split(MPI_COMM_WORLD, merge(0, 1, high), rank, half, ierr)
+        call MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, merge(nprocs / 2, 0, high), 9, &
+                                  inter, ierr)
+        call MPI_Intercomm_merge(inter, high, comm, ierr)
+        call MPI_Comm_free(inter, ierr)
+        call MPI_Comm_free(half, ierr)
+      end if
+      call MPI_Comm_rank(comm, crank, ierr)
+      call record(crank)
+    end select
+    if (ierr /= MPI_SUCCESS) failures = failures + 1
+    call chain(comm)
+    call MPI_Comm_free(comm, ierr)
+  end do
+
+  allocate(everything(nsum, nprocs))
+  call MPI_Gather(summary, nsum, MPI_INTEGER, everything, nsum, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Reduce(failures, allfail, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+  if (rank == 0) then
+    do i = 1, nprocs
+      write (*, '(A, I0, A, 18(1X, I0))') 'rank ', i - 1, ':', everything(1:slot, i)
+    end do
+    if (allfail == 0) then
+      print '(A)', 'ok'
+    else
+      print '(A, I0)', 'FAILED checks: ', allfail
+    end if
+  end if
+  call MPI_Bcast(allfail, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+  if (allfail /= 0) error stop 1
+
+contains
+
+  subroutine record(value)
+    integer, intent(in) :: value
+    slot = slot + 1
+    summary(slot) = value
+  end subroutine record
+
+  ! The token chain: broadcast from the last rank, then check and record.
+  subroutine chain(c)
+    integer, intent(in) :: c
+    integer :: token, r, s, j, request
+    token = 0
+    call MPI_Comm_rank(c, r, ierr)
+    call MPI_Comm_size(c, s, ierr)
+    do j = 1, ndata
+      data(j) = merge(3 * j + 1, -1, r == s - 1)
+    end do
+    if (r > 0) call MPI_Recv(token, 1, MPI_INTEGER, r - 1, 5, c, MPI_STATUS_IGNORE, ierr)
+    call MPI_Ibcast(data, ndata, MPI_INTEGER, s - 1, c, request, ierr)
+    if (r < s - 1) call MPI_Send(token, 1, MPI_INTEGER, r + 1, 5, c, ierr)
+    call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
+    do j = 1, ndata
+      if (data(j) /= 3 * j + 1) failures = failures + 1
+    end do
+    call record(r)
+    call record(sum(data))
+  end subroutine chain
+end program f_first_use
