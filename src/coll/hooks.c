@@ -686,6 +686,24 @@ int tdm_hook_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *n
     COMM_CREATE(PMPI_Intercomm_merge(intercomm, high, newcomm));
 }
 
+/* MPI_Comm_idup returns before the other ranks arrive: Tandem's duplicate is
+   posted beside it, nonblocking too. */
+int tdm_hook_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    (void)lang;
+    int rc = PMPI_Comm_idup(comm, newcomm, request);
+    if (rc == MPI_SUCCESS)
+        tdm_coll_comm_posted(comm, *newcomm);
+    return rc;
+}
+
+int tdm_hook_Comm_free(int lang, MPI_Comm *comm)
+{
+    (void)lang;
+    tdm_coll_comm_freeing(*comm);
+    return PMPI_Comm_free(comm);
+}
+
 #if MPI_VERSION >= 4
 /* The large-count forms: Tandem runs them while every message fits an int
    count (the checks above), the MPI library beyond. */

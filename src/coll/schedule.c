@@ -92,12 +92,71 @@ static void attach_slots(coll_comm *c)
     PMPI_Comm_free(&node);
 }
 
+/* Communicators from MPI_Comm_idup: no rank may wait for the others there,
+   so Tandem's duplicate is made by an MPI_Comm_idup of the same parent,
+   posted right after the application's on every rank. The application's new
+   communicator cannot be used (nor given an attribute) before its own request
+   completes, so its state waits here until its first Tandem collective. */
+typedef struct pending_dup {
+    struct pending_dup *next;
+    MPI_Comm comm;       /* the application's new communicator */
+    coll_comm *state;    /* its state, without shared-memory slots */
+    MPI_Request request; /* Tandem's MPI_Comm_idup making state->dup */
+} pending_dup;
+
+static pending_dup *pending_dups; /* under comms_lock */
+
+static void remember(coll_comm *c)
+{
+    pthread_mutex_lock(&comms_lock);
+    c->next = comms;
+    comms = c;
+    pthread_mutex_unlock(&comms_lock);
+}
+
+/* Remove the pending duplicate of 'comm' from the list (NULL if none). */
+static pending_dup *take_pending(MPI_Comm comm)
+{
+    pending_dup *found = NULL;
+    pthread_mutex_lock(&comms_lock);
+    for (pending_dup **p = &pending_dups; *p; p = &(*p)->next) {
+        if ((*p)->comm == comm) {
+            found = *p;
+            *p = found->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&comms_lock);
+    return found;
+}
+
+/* Complete a pending duplicate and return its state, ready for use; NULL
+   (and nothing left behind) if it failed or is not a copy of 'comm'. The
+   wait depends only on MPI progress on the other ranks: they all posted
+   the same MPI_Comm_idup, since the application's one completed. */
+static coll_comm *finish_pending(pending_dup *p, MPI_Comm comm)
+{
+    coll_comm *c = p->state;
+    int same = MPI_UNEQUAL;
+    if (PMPI_Wait(&p->request, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        (comm != MPI_COMM_NULL &&
+         (PMPI_Comm_compare(comm, c->dup, &same) != MPI_SUCCESS || same != MPI_CONGRUENT))) {
+        if (c->dup != MPI_COMM_NULL)
+            PMPI_Comm_free(&c->dup);
+        free(c);
+        c = NULL;
+    }
+    free(p);
+    return c;
+}
+
 /* The state of 'comm'. Making it is collective over 'comm' (a duplicate, the
    shared-memory window), so it is made where every rank is in the same call
    and waiting for the others is safe: MPI_Init for MPI_COMM_WORLD, the
-   constructor of any other communicator Tandem intercepts (coll/hooks.c). A
-   communicator made otherwise (MPI_Comm_idup, a constructor called through
-   mpi_f08) gets it on its first Tandem collective, which then
+   constructor of any other communicator Tandem intercepts (coll/hooks.c),
+   or, for MPI_Comm_idup, a nonblocking duplicate finished here. A
+   communicator made otherwise (an MPI_Comm_idup_with_info, a constructor
+   called through mpi_f08) gets it on its first Tandem collective, which then
    waits for every rank (README, known issues). NULL for an inter-communicator or without
    memory: the caller leaves the call to MPI. */
 static coll_comm *state_of(MPI_Comm comm)
@@ -110,6 +169,12 @@ static coll_comm *state_of(MPI_Comm comm)
         return c;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return NULL;
+    pending_dup *p = take_pending(comm);
+    if (p && (c = finish_pending(p, comm)) != NULL) {
+        PMPI_Comm_set_attr(comm, keyval, c);
+        remember(c);
+        return c;
+    }
     c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
@@ -119,10 +184,7 @@ static coll_comm *state_of(MPI_Comm comm)
     }
     attach_slots(c);
     PMPI_Comm_set_attr(comm, keyval, c);
-    pthread_mutex_lock(&comms_lock);
-    c->next = comms;
-    comms = c;
-    pthread_mutex_unlock(&comms_lock);
+    remember(c);
     return c;
 }
 
@@ -130,6 +192,45 @@ void tdm_coll_comm_created(MPI_Comm comm)
 {
     if (keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
         (void)state_of(comm);
+}
+
+void tdm_coll_comm_posted(MPI_Comm parent, MPI_Comm comm)
+{
+    int inter = 0;
+    if (keyval == MPI_KEYVAL_INVALID || parent == MPI_COMM_NULL || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(parent, &inter) != MPI_SUCCESS || inter)
+        return;
+    pending_dup *p = calloc(1, sizeof *p);
+    coll_comm *c = calloc(1, sizeof *c);
+    if (!p || !c || PMPI_Comm_idup(parent, &c->dup, &p->request) != MPI_SUCCESS) {
+        free(p); /* the lazy way then */
+        free(c);
+        return;
+    }
+    c->win = MPI_WIN_NULL; /* no shared-memory slots: a window is not made nonblocking */
+    p->comm = comm;
+    p->state = c;
+    pthread_mutex_lock(&comms_lock);
+    p->next = pending_dups;
+    pending_dups = p;
+    pthread_mutex_unlock(&comms_lock);
+}
+
+/* Finish a pending duplicate that will never be used, and free it. */
+static void drop_pending(pending_dup *p)
+{
+    coll_comm *c = finish_pending(p, MPI_COMM_NULL);
+    if (c) {
+        PMPI_Comm_free(&c->dup);
+        free(c);
+    }
+}
+
+void tdm_coll_comm_freeing(MPI_Comm comm)
+{
+    pending_dup *p = take_pending(comm);
+    if (p)
+        drop_pending(p);
 }
 
 /* ------------------------------------------------------------ schedules */
@@ -579,6 +680,15 @@ void tdm_coll_stop(void)
     tdm_coll_blocking_on = 0;
     tdm_coll_tuning_clear();
     stopped = 1;
+    pthread_mutex_lock(&comms_lock);
+    pending_dup *p = pending_dups;
+    pending_dups = NULL;
+    pthread_mutex_unlock(&comms_lock);
+    while (p) {
+        pending_dup *next = p->next;
+        drop_pending(p);
+        p = next;
+    }
     pthread_mutex_lock(&comms_lock);
     while (comms) {
         coll_comm *c = comms;

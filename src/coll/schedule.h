@@ -11,8 +11,8 @@
  * round complete completes the generalized request the application holds (a
  * proxy: MPI_Wait moves the schedules for a while, then sleeps until then).
  *
- * Each user communicator gets a private duplicate (made on its first Tandem
- * collective, cached as an attribute) and a 64-bit sequence number: a
+ * Each user communicator gets a private duplicate (made where the
+ * communicator is made, cached as an attribute) and a 64-bit sequence number: a
  * collective's messages use tag = sequence mod TDM_COLL_TAGS on the
  * duplicate, so any number of collectives (fewer than TDM_COLL_TAGS per
  * communicator) can be in flight and complete in any order.
@@ -133,6 +133,14 @@ void tdm_coll_init(void);
 /* A communicator was made, in a call every one of its ranks is in: make
    Tandem's state of it now (collective over it) while collectives are on. */
 void tdm_coll_comm_created(MPI_Comm comm);
+
+/* MPI_Comm_idup posted 'comm', a copy of 'parent': post Tandem's own
+   duplicate of 'parent' beside it (the state is taken on the first Tandem
+   collective on 'comm'). */
+void tdm_coll_comm_posted(MPI_Comm parent, MPI_Comm comm);
+
+/* MPI_Comm_free is about to free 'comm': drop what was prepared for it. */
+void tdm_coll_comm_freeing(MPI_Comm comm);
 
 /* Before PMPI_Finalize: free the private communicators. */
 void tdm_coll_stop(void);

@@ -636,6 +636,16 @@ TDM_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
     return tdm_dispatch_Comm_create_group(TDM_LANG_C, comm, group, tag, newcomm);
 }
 
+TDM_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return tdm_dispatch_Comm_idup(TDM_LANG_C, comm, newcomm, request);
+}
+
+TDM_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    return tdm_dispatch_Comm_free(TDM_LANG_C, comm);
+}
+
 TDM_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm)
 {
     return tdm_dispatch_Cart_create(TDM_LANG_C, comm_old, ndims, dims, periods, reorder, newcomm);

@@ -1261,6 +1261,24 @@ static inline int tdm_dispatch_Comm_create_group(int lang, MPI_Comm comm, MPI_Gr
     return tdm_hook_Comm_create_group(lang, comm, group, tag, newcomm);
 }
 
+static inline int tdm_dispatch_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_idup(comm, newcomm, request);
+    TDM_TRACE_CALL("MPI_Comm_idup", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_idup(lang, comm, newcomm, request);
+}
+
+static inline int tdm_dispatch_Comm_free(int lang, MPI_Comm *comm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_free(comm);
+    TDM_TRACE_CALL("MPI_Comm_free", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_free(lang, comm);
+}
+
 static inline int tdm_dispatch_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm)
 {
     if (TDM_UNLIKELY(!tdm_active))

@@ -2317,6 +2317,69 @@ void MPI_COMM_CREATE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_F
     tdm_f_comm_create_group(comm, group, tag, newcomm, ierr);
 }
 
+static void tdm_f_comm_idup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Comm c_newcomm = MPI_COMM_NULL;
+    MPI_Request c_request = MPI_REQUEST_NULL;
+    rc = tdm_dispatch_Comm_idup(TDM_LANG_FORTRAN, c_comm, &c_newcomm, &c_request);
+    if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
+    if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(c_request);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    tdm_f_comm_idup(comm, newcomm, request, ierr);
+}
+TDM_EXPORT void mpi_comm_idup__(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_comm_idup__(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    tdm_f_comm_idup(comm, newcomm, request, ierr);
+}
+TDM_EXPORT void mpi_comm_idup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
+void mpi_comm_idup(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    tdm_f_comm_idup(comm, newcomm, request, ierr);
+}
+TDM_EXPORT void MPI_COMM_IDUP(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
+void MPI_COMM_IDUP(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    tdm_f_comm_idup(comm, newcomm, request, ierr);
+}
+
+static void tdm_f_comm_free(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Comm_free(TDM_LANG_FORTRAN, &c_comm);
+    *comm = MPI_Comm_c2f(c_comm);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    tdm_f_comm_free(comm, ierr);
+}
+TDM_EXPORT void mpi_comm_free__(MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_comm_free__(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    tdm_f_comm_free(comm, ierr);
+}
+TDM_EXPORT void mpi_comm_free(MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_comm_free(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    tdm_f_comm_free(comm, ierr);
+}
+TDM_EXPORT void MPI_COMM_FREE(MPI_Fint *comm, MPI_Fint *ierr);
+void MPI_COMM_FREE(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    tdm_f_comm_free(comm, ierr);
+}
+
 static void tdm_f_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
     int rc = MPI_SUCCESS;

@@ -100,6 +100,8 @@ int tdm_hook_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *n
 int tdm_hook_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int tdm_hook_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int tdm_hook_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int tdm_hook_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int tdm_hook_Comm_free(int lang, MPI_Comm *comm);
 int tdm_hook_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm);
 int tdm_hook_Cart_sub(int lang, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 int tdm_hook_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *newcomm);

@@ -7,20 +7,21 @@
  *
  * The chain runs on MPI_COMM_WORLD and on communicators made by each
  * constructor Tandem knows (dup, dup_with_info, split, split_type, create,
- * create_group, the topology constructors, intercomm_merge).
+ * create_group, the topology constructors, intercomm_merge, idup: completed
+ * at once, and completed after a second idup was posted).
  *
  * Printed: the broadcast data per communicator, the same with and without
  * Tandem.
  */
 #include "testlib.h"
 
-enum { COUNT = 1000, KINDS = 13 };
+enum { COUNT = 1000, KINDS = 15 };
 
 static const char *const kinds[KINDS] = {
-    "world",          "dup",          "dup_with_info",       "split",
-    "split_type",     "create",       "create_group",        "cart_create",
-    "cart_sub",       "graph_create", "dist_graph_adjacent", "dist_graph",
-    "intercomm_merge"};
+    "world",           "dup",          "dup_with_info",       "split",
+    "split_type",      "create",       "create_group",        "cart_create",
+    "cart_sub",        "graph_create", "dist_graph_adjacent", "dist_graph",
+    "intercomm_merge", "idup",         "idup_overtaken"};
 
 /* The topology constructors and MPI_Intercomm_merge (from Fortran:
    tests/fortran/f_first_use.f90). */
@@ -97,6 +98,22 @@ static MPI_Comm made(int kind)
         check_mpi(MPI_Comm_create_group(comm, group, 7, &out));
         MPI_Group_free(&group);
         break;
+    case 13: {
+        MPI_Request request;
+        check_mpi(MPI_Comm_idup(comm, &out, &request));
+        check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE));
+        break;
+    }
+    case 14: { /* the first one completes last, and is freed before any use */
+        MPI_Request requests[2];
+        MPI_Comm first;
+        check_mpi(MPI_Comm_idup(comm, &first, &requests[0]));
+        check_mpi(MPI_Comm_idup(comm, &out, &requests[1]));
+        check_mpi(MPI_Wait(&requests[1], MPI_STATUS_IGNORE));
+        check_mpi(MPI_Wait(&requests[0], MPI_STATUS_IGNORE));
+        check_mpi(MPI_Comm_free(&first));
+        break;
+    }
     default: return made_topology_or_merged(kind);
     }
     return out;

@@ -1,6 +1,6 @@
 ! The first nonblocking collective on a communicator waits for no other rank,
 ! also on communicators a Fortran program makes with the topology
-! constructors and MPI_Intercomm_merge (Open MPI's Fortran
+! constructors, MPI_Intercomm_merge and MPI_Comm_idup (Open MPI's Fortran
 ! calls PMPI_* directly, so only Tandem's own Fortran entry points see them).
 ! Rank r waits for a token from r - 1, posts its MPI_Ibcast and only then
 ! passes the token on: a first collective that waited for every rank deadlocks.
@@ -12,7 +12,7 @@
 program f_first_use
   use mpi
   implicit none
-  integer, parameter :: ndata = 1000, kinds = 6, nsum = 3 * kinds
+  integer, parameter :: ndata = 1000, kinds = 8, nsum = 3 * kinds
   integer :: ierr, rank, nprocs, right, left, kind, comm, cart, half, inter, req, i
   integer :: dims(1), coords(1), indx(64), edges(64), one(1), weight(1), me(1)
   integer :: indeg, outdeg, source, dest, csize, crank, slot, failures, allfail
@@ -66,7 +66,7 @@ program f_first_use
                                  .false., comm, ierr)
       call MPI_Dist_graph_neighbors_count(comm, indeg, outdeg, weighted, ierr)
       call record(merge(1, 0, weighted))
-    case default ! the upper half of the ranks first
+    case (6) ! the upper half of the ranks first
       if (nprocs < 2) then
         call MPI_Comm_dup(MPI_COMM_WORLD, comm, ierr)
       else
@@ -80,6 +80,19 @@ program f_first_use
       end if
       call MPI_Comm_rank(comm, crank, ierr)
       call record(crank)
+    case (7)
+      call MPI_Comm_idup(MPI_COMM_WORLD, comm, req, ierr)
+      call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+      call MPI_Comm_size(comm, csize, ierr)
+      call record(csize)
+    case default ! one not yet complete when the next is posted
+      call MPI_Comm_idup(MPI_COMM_WORLD, cart, req, ierr)
+      call MPI_Comm_idup(MPI_COMM_WORLD, comm, i, ierr)
+      call MPI_Wait(i, MPI_STATUS_IGNORE, ierr)
+      call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+      call MPI_Comm_free(cart, ierr)
+      call MPI_Comm_size(comm, csize, ierr)
+      call record(csize)
     end select
     if (ierr /= MPI_SUCCESS) failures = failures + 1
     call chain(comm)
@@ -91,7 +104,7 @@ program f_first_use
   call MPI_Reduce(failures, allfail, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     do i = 1, nprocs
-      write (*, '(A, I0, A, 18(1X, I0))') 'rank ', i - 1, ':', everything(1:slot, i)
+      write (*, '(A, I0, A, 24(1X, I0))') 'rank ', i - 1, ':', everything(1:slot, i)
     end do
     if (allfail == 0) then
       print '(A)', 'ok'
