@@ -37,12 +37,14 @@ typedef struct coll_comm {
     char *slots;
     int nslots;
     size_t slot_bytes, segment;
+    size_t held; /* this rank's share of the window, counted in slots_held */
 } coll_comm;
 
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_comm *comms;
 static int keyval = MPI_KEYVAL_INVALID;
 static int stopped;
+static atomic_size_t slots_held; /* bytes, at most TANDEM_COLL_SHM_LIMIT */
 
 /* The user communicator is freed: so is its duplicate (the MPI library
    frees it once the operations still pending on it complete). */
@@ -50,11 +52,31 @@ static int comm_deleted(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
     coll_comm *c = value;
-    if (!stopped && c->win != MPI_WIN_NULL)
+    if (!stopped && c->win != MPI_WIN_NULL) {
         PMPI_Win_free(&c->win);
+        atomic_fetch_sub(&slots_held, c->held);
+    }
     if (!stopped && c->dup != MPI_COMM_NULL)
         PMPI_Comm_free(&c->dup);
     return MPI_SUCCESS;
+}
+
+/* Whether every rank of 'node' can hold 'share' more bytes of slots
+   (TANDEM_COLL_SHM_LIMIT); collective, so all take the slots or none. Its
+   rank 0 says so when not (TANDEM_VERBOSE). */
+static int slots_fit(MPI_Comm node, size_t share, int size)
+{
+    size_t limit = (size_t)TDM_CONFIG_NUMBER(COLL_SHM_LIMIT);
+    int fits = share <= limit && atomic_load(&slots_held) <= limit - share;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        return 0;
+    int rank = 0;
+    PMPI_Comm_rank(node, &rank);
+    if (!fits && rank == 0 && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
+        tdm_log_info("a communicator of %d ranks gets no shared-memory slots: a rank holds "
+                     "TANDEM_COLL_SHM_LIMIT (%zu bytes) already",
+                     size, limit);
+    return fits;
 }
 
 /* The slots of a communicator whose ranks share one node: N slots of a flag
@@ -78,11 +100,15 @@ static void attach_slots(coll_comm *c)
     MPI_Aint total = rank == 0 ? (MPI_Aint)(c->slot_bytes * (size_t)c->nslots) : 0, got;
     int unit;
     char *mine = NULL;
+    size_t share = c->segment * (size_t)c->nslots;
     if (node_size == size && /* the same answer on every rank */
+        slots_fit(node, share, size) &&
         PMPI_Win_allocate_shared(total, 1, MPI_INFO_NULL, node, &mine, &c->win) == MPI_SUCCESS &&
         PMPI_Win_shared_query(c->win, 0, &got, &unit, &c->slots) == MPI_SUCCESS) {
         if (rank == 0)
             memset(c->slots, 0, (size_t)total);
+        c->held = share;
+        atomic_fetch_add(&slots_held, share);
         PMPI_Barrier(node); /* the zeroes are there before any use */
     } else if (c->win != MPI_WIN_NULL) {
         PMPI_Win_free(&c->win);

@@ -95,6 +95,11 @@ TDM_CONFIG(COLL_SHM_SLOTS, "TANDEM_COLL_SHM_SLOTS", INT, "16", 1, 4096, NULL,
 TDM_CONFIG(COLL_SHM_BYTES, "TANDEM_COLL_SHM_BYTES", SIZE, "64k", 64, 1LL << 30, NULL,
            "Bytes per rank in a shared-memory slot: the largest block (bcast: buffer / ranks) "
            "that takes the shared-memory path. Memory: slots x ranks x this, per communicator.")
+TDM_CONFIG(COLL_SHM_LIMIT, "TANDEM_COLL_SHM_LIMIT", SIZE, "64m", 0, 1LL << 40, NULL,
+           "The most bytes of shared-memory slots one process holds, over all its "
+           "communicators: its own segments, slots x TANDEM_COLL_SHM_BYTES per communicator. "
+           "A communicator made when any of its ranks is at the limit gets no slots (its "
+           "collectives take point-to-point messages); freeing one gives its bytes back.")
 TDM_CONFIG(COLL_TUNING, "TANDEM_COLL_TUNING", STRING, "", 0, 0, NULL,
            "A tuning file: lines 'COLLECTIVE ALGORITHM [bytes=LO-HI] [ranks=LO-HI]' that choose "
            "the algorithm by size and number of ranks, first match first (docs/COLLECTIVES.md); "

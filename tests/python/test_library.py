@@ -137,6 +137,24 @@ def test_out_of_memory_in_a_collective_reaches_the_error_handler(build, nprocs):
     assert result.stdout.count(failed) == nprocs, result.stdout
 
 
+def test_shared_memory_slots_stay_within_their_limit(build):
+    """TANDEM_COLL_SHM_LIMIT: test_coll_first_use makes 14 communicators of 3
+    ranks on one node beside MPI_COMM_WORLD, each 1 MiB of slots per rank by
+    default, and at most two of them live at a time (a Cartesian communicator
+    and its sub-communicator). With 1 MiB, only MPI_COMM_WORLD gets slots;
+    with 3 MiB every communicator does, which holds only if freeing one gives
+    its bytes back; the results are right either way (the program checks
+    them)."""
+    program = program_path(build, "test_coll_first_use")
+    env = {"TANDEM_COLL": "tandem", "TANDEM_PROGRESS": "proxy", "TANDEM_VERBOSE": "1"}
+    said = "gets no shared-memory slots"
+    for limit, refused in [("1m", 14), ("2m", 2), ("3m", 0)]:
+        result = launch(build, 3, [program], env=dict(env, TANDEM_COLL_SHM_LIMIT=limit))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.count("== ok") == 1, result.stdout
+        assert result.stderr.count(said) == refused, (limit, result.stderr)
+
+
 @pytest.mark.parametrize(("library", "program"), [("mpich", "openmpi"), ("openmpi", "mpich")])
 def test_wrong_build_gives_a_clear_error(library, program):
     lib = build_for(library)
