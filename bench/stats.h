@@ -19,11 +19,15 @@ static inline double median(double *v, int n)
 }
 
 /* A fixed amount of work: 'sweeps' triad sweeps over arrays that fit in the
-   cache, never a time-based loop. Call it once before timing it (first touch). */
+   cache, never a time-based loop. Call it once before timing it (first touch).
+   Never inlined: a benchmark times the work alone at one call and beside a
+   transfer at another, and the two must run the same code (inlined at both,
+   GCC made the same sweeps take half the time at one of them, which read as
+   a -50% slowdown in every cell of bench/overlap.c). */
 enum { BENCH_WORK_N = 1 << 15 };
 static double bench_a[BENCH_WORK_N], bench_b[BENCH_WORK_N], bench_c[BENCH_WORK_N];
 
-static inline void compute(long sweeps)
+__attribute__((noinline, unused)) static void compute(long sweeps)
 {
     for (long s = 0; s < sweeps; s++)
         for (int i = 0; i < BENCH_WORK_N; i++)
