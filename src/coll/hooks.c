@@ -700,7 +700,8 @@ int tdm_hook_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *
 int tdm_hook_Comm_free(int lang, MPI_Comm *comm)
 {
     (void)lang;
-    tdm_coll_comm_freeing(*comm);
+    if (comm) /* else the MPI library reports the error */
+        tdm_coll_comm_freeing(*comm);
     return PMPI_Comm_free(comm);
 }
 
