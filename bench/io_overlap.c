@@ -64,16 +64,12 @@ int main(int argc, char **argv)
     double *alone = malloc(sizeof(double) * (size_t)trials);
     double unused;
     write_once(fh, offset, buf, bytes, 0, &unused); /* warm-up: the file's pages */
-    double t = write_once(fh, offset, buf, bytes, 0, &unused);
-    compute(20); /* first touch of the arrays, then the timed sweeps */
-    double t0 = MPI_Wtime();
-    compute(20);
-    long sweeps = (long)(t / ((MPI_Wtime() - t0) / 20)) + 1;
+    long sweeps = sweeps_lasting(write_once(fh, offset, buf, bytes, 0, &unused));
     MPI_Bcast(&sweeps, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     for (int i = 0; i < trials; i++) {
         transfer[i] = write_once(fh, offset, buf, bytes, 0, &unused);
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
+        double t0 = MPI_Wtime();
         compute(sweeps);
         alone[i] = MPI_Wtime() - t0;
         total[i] = write_once(fh, offset, buf, bytes, sweeps, &inflight[i]);

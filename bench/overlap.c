@@ -75,7 +75,9 @@ int main(int argc, char **argv)
                                                      : BOTH;
     int trials = argc > 3 ? atoi(argv[3]) : 5;
     int reporter = v == IRECV_SEND ? 1 : 0;
-    double *transfer = malloc(sizeof(double) * (size_t)trials);
+    if (trials < 1)
+        trials = 1;
+    double *transfer = malloc(sizeof(double) * (size_t)(trials < 3 ? 3 : trials));
     double *total = malloc(sizeof(double) * (size_t)trials);
     double *inflight = malloc(sizeof(double) * (size_t)trials);
     double *alone = malloc(sizeof(double) * (size_t)trials);
@@ -85,18 +87,17 @@ int main(int argc, char **argv)
         char *sbuf = calloc((size_t)bytes + 1, 1), *rbuf = calloc((size_t)bytes + 1, 1);
         double unused;
         exchange(v, sbuf, rbuf, bytes, rank, 0, &unused); /* warm-up: connections, pages */
-        /* Calibrate the work to last as long as the transfer. */
-        double t = exchange(v, sbuf, rbuf, bytes, rank, 0, &unused);
-        compute(20); /* first touch of the arrays, then the timed sweeps */
-        double t0 = MPI_Wtime();
-        compute(20);
-        double per_sweep = (MPI_Wtime() - t0) / 20;
-        long sweeps = (long)(t / per_sweep) + 1;
+        /* Calibrate the work to last as long as the transfer (median of 3),
+           on the reporter alone while the other rank waits, as when the work
+           is timed alone (both computing at once, each ran at half speed). */
+        for (int i = 0; i < 3; i++)
+            transfer[i] = exchange(v, sbuf, rbuf, bytes, rank, 0, &unused);
+        long sweeps = rank == reporter ? sweeps_lasting(median(transfer, 3)) : 0;
         MPI_Bcast(&sweeps, 1, MPI_LONG, reporter, MPI_COMM_WORLD);
         for (int i = 0; i < trials; i++) {
             transfer[i] = exchange(v, sbuf, rbuf, bytes, rank, 0, &unused);
             MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
+            double t0 = MPI_Wtime();
             compute(sweeps);
             alone[i] = MPI_Wtime() - t0;
             total[i] = exchange(v, sbuf, rbuf, bytes, rank, sweeps, &inflight[i]);

@@ -3,6 +3,7 @@
 #ifndef TDM_BENCH_STATS_H
 #define TDM_BENCH_STATS_H
 
+#include <mpi.h>
 #include <stdlib.h>
 
 static int by_value(const void *x, const void *y)
@@ -32,6 +33,24 @@ __attribute__((noinline, unused)) static void compute(long sweeps)
     for (long s = 0; s < sweeps; s++)
         for (int i = 0; i < BENCH_WORK_N; i++)
             bench_a[i] = bench_b[i] + 1.0000001 * bench_c[i] + bench_a[i] * 1e-9;
+}
+
+/* The number of sweeps that lasts 'seconds' here: estimated from a short run,
+   then corrected three times by timing the whole count (a short run alone
+   misjudged a 17 ms work by up to 45%, which capped the availability of a
+   transfer that was fully hidden). */
+__attribute__((unused)) static long sweeps_lasting(double seconds)
+{
+    long sweeps = 20;
+    compute(sweeps); /* first touch of the arrays */
+    for (int pass = 0; pass < 4; pass++) {
+        double t0 = MPI_Wtime();
+        compute(sweeps);
+        double took = MPI_Wtime() - t0;
+        long next = took > 0 ? (long)((double)sweeps * seconds / took + 0.5) : sweeps * 2;
+        sweeps = next < 1 ? 1 : next;
+    }
+    return sweeps;
 }
 
 #endif
