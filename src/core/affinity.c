@@ -47,6 +47,11 @@ static int parse_list(const char *spec, int *cpus, int max)
     return n;
 }
 
+/* The CPUs the ranks of this node are bound to, all together (known once
+   spare_cpu ran). */
+static cpu_set_t node_cpus;
+static int node_cpus_known;
+
 /* A CPU of the node that no local rank is bound to, spread over local ranks. */
 static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
 {
@@ -62,6 +67,8 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
         CPU_ZERO(&bound);
         for (int i = 0; i < local_size; i++)
             CPU_OR(&bound, &bound, &all[i]);
+        node_cpus = bound;
+        node_cpus_known = 1;
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         int spare[CPU_SETSIZE], nspare = 0;
         for (int c = 0; c < online && c < CPU_SETSIZE; c++)
@@ -73,11 +80,69 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
     return rc;
 }
 
+int tdm_affinity_share_node(pthread_t thread)
+{
+    if (!node_cpus_known)
+        return -1;
+    return pthread_setaffinity_np(thread, sizeof node_cpus, &node_cpus) == 0 ? 0 : -1;
+}
+
+/* Which world ranks share this node: 1 each; NULL until known. */
+static unsigned char *mates;
+static int mates_world_size;
+
+static void mark_mates(MPI_Comm node, int local_size)
+{
+    MPI_Group world_group, node_group;
+    int *in_node = malloc(sizeof(int) * (size_t)local_size);
+    int *in_world = malloc(sizeof(int) * (size_t)local_size);
+    PMPI_Comm_size(MPI_COMM_WORLD, &mates_world_size);
+    mates = calloc((size_t)mates_world_size, 1);
+    if (in_node && in_world && mates) {
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Comm_group(node, &node_group);
+        for (int i = 0; i < local_size; i++)
+            in_node[i] = i;
+        if (PMPI_Group_translate_ranks(node_group, local_size, in_node, world_group, in_world) ==
+            MPI_SUCCESS)
+            for (int i = 0; i < local_size; i++)
+                mates[in_world[i]] = 1;
+        else
+            tdm_affinity_forget();
+        PMPI_Group_free(&node_group);
+        PMPI_Group_free(&world_group);
+    } else {
+        tdm_affinity_forget();
+    }
+    free(in_node);
+    free(in_world);
+}
+
+int tdm_affinity_one_node(void)
+{
+    if (!mates)
+        return 0;
+    for (int i = 0; i < mates_world_size; i++)
+        if (!mates[i])
+            return 0;
+    return 1;
+}
+
+int tdm_affinity_node_mate(int world_rank)
+{
+    return !mates || world_rank < 0 || world_rank >= mates_world_size || mates[world_rank];
+}
+
+void tdm_affinity_forget(void)
+{
+    free(mates);
+    mates = NULL;
+    node_cpus_known = 0;
+}
+
 int tdm_affinity_choose(const char *spec, int *cpu)
 {
     *cpu = -1;
-    if (strcmp(spec, "none") == 0)
-        return MPI_SUCCESS;
     MPI_Comm node;
     int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS)
@@ -85,6 +150,11 @@ int tdm_affinity_choose(const char *spec, int *cpu)
     int local_rank, local_size;
     PMPI_Comm_rank(node, &local_rank);
     PMPI_Comm_size(node, &local_size);
+    mark_mates(node, local_size);
+    if (strcmp(spec, "none") == 0) {
+        PMPI_Comm_free(&node);
+        return MPI_SUCCESS;
+    }
     int cpus[CPU_SETSIZE];
     int n = strcmp(spec, "auto") == 0 ? 0 : parse_list(spec, cpus, CPU_SETSIZE);
     if (n > 0) {

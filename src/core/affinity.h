@@ -2,14 +2,34 @@
 #ifndef TDM_AFFINITY_H
 #define TDM_AFFINITY_H
 
+#include <pthread.h>
+
 /* Choose the progress thread's CPU for this rank from the setting 'spec'
    ("auto", "none" or a list "2,3" / "2_3", one CPU per local rank). Sets
    *cpu to -1 when the thread shares the rank's own CPUs. Collective over
-   MPI_COMM_WORLD (it compares the bindings of the ranks of each node).
-   Application thread, in MPI_Init. Returns an MPI error code. */
+   MPI_COMM_WORLD (it compares the bindings of the ranks of each node, and
+   learns which ranks share this node). Application thread, in MPI_Init.
+   Returns an MPI error code. */
 int tdm_affinity_choose(const char *spec, int *cpu);
+
+/* Whether the rank 'world_rank' of MPI_COMM_WORLD shares this node: 1 also
+   when that is not known (before tdm_affinity_choose, or outside the world). */
+int tdm_affinity_node_mate(int world_rank);
+
+/* Whether every rank of MPI_COMM_WORLD shares this node (0 when not known). */
+int tdm_affinity_one_node(void);
+
+/* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
+void tdm_affinity_forget(void);
 
 /* Pin the calling thread to one CPU. Returns 0, or -1 if the OS refused. */
 int tdm_affinity_pin_self(int cpu);
+
+/* Let 'thread' run on any CPU a rank of this node is bound to (a progress
+   thread without a spare core then runs wherever a rank waits in a lending
+   blocking call, TANDEM_WAIT). Returns 0, or -1 when the node's CPUs are not
+   known (tdm_affinity_choose found a spare one, or was not asked to look) or
+   the OS refused. */
+int tdm_affinity_share_node(pthread_t thread);
 
 #endif

@@ -32,7 +32,18 @@ TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep",
            "default: measured best on a shared core), or sleep with a pause that grows up "
            "to TANDEM_POLL_MAX_US while no new work arrives.")
 TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
-           "Longest pause of the sleep policy between two polls, in microseconds.")
+           "Longest pause between two polls, in microseconds: of the progress thread's sleep "
+           "policy, and of a lending wait (TANDEM_WAIT).")
+TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
+           "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
+           "above TANDEM_EAGER_LIMIT: spin (inside the MPI library, as without Tandem), or "
+           "lend (poll it with short sleeps, so that the core is free for another rank's "
+           "progress thread meanwhile; only while TANDEM_PROGRESS is on). auto lends while "
+           "TANDEM_PROGRESS is on and the progress "
+           "thread has no spare core, for peers not reached through the MPI's shared memory.")
+TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
+           "How long a lending wait polls without sleeping before its first sleep, in "
+           "microseconds; its sleeps then double from 1 us up to TANDEM_POLL_MAX_US.")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node is bound to, "
            "else the rank's own CPUs), none (where the OS puts it), or one CPU per local rank "

@@ -27,6 +27,7 @@
 #include "impl/impl.h"
 #include "io/offload.h"
 #include "monitor/monitor.h"
+#include "p2p/blocking.h"
 #include "tandem.h"
 #include "wrappers/gen_hooks.h"
 
@@ -66,8 +67,14 @@ static void print_configuration(int granted)
         tdm_log_info("eager limit: %lld bytes", tdm_eager_limit);
     if (tdm_progress_running && tdm_progress_cpu() >= 0)
         tdm_log_info("progress thread pinned to CPU %d", tdm_progress_cpu());
+    else if (tdm_progress_running && tdm_lend_scope())
+        tdm_log_info("progress thread runs on any CPU of this node's ranks (no spare CPU)");
     else if (tdm_progress_running)
         tdm_log_info("progress thread shares this rank's CPUs (no spare CPU)");
+    if (tdm_lend_scope())
+        tdm_log_info("blocking sends and receives above the eager limit lend their core while "
+                     "they wait, with %s",
+                     tdm_lend_scope());
     for (int i = 0; i < TDM_CFG_COUNT; i++) {
         char value[256];
         tdm_config_format(&tdm_config_table[i], &tdm_config[i], value, sizeof value);
@@ -141,6 +148,10 @@ static int start(int *argc, char ***argv, int required, int *provided)
                      rc);
         tdm_active = tdm_trace_on = 0;
     }
+    if (tdm_active && tdm_progress_running)
+        tdm_lend_init(tdm_progress_cpu() >= 0);
+    if (tdm_lend_scope()) /* a rank that lends its core may take another's thread */
+        tdm_progress_share_node();
     if (tdm_active) {
         tdm_coll_init();
         tdm_monitor_init();
@@ -169,6 +180,7 @@ int tdm_hook_Finalize(int lang)
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
     tdm_io_stop();
     tdm_progress_stop();
+    tdm_lend_stop();
     tdm_coll_stop();
     tdm_monitor_finalize();
     if (report) {

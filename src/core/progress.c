@@ -188,7 +188,13 @@ int tdm_progress_on_thread(void)
 
 int tdm_progress_cpu(void)
 {
-    return tdm_progress_running ? engine.cpu : -1;
+    return tdm_progress_running && engine.cpu >= 0 ? engine.cpu : -1;
+}
+
+void tdm_progress_share_node(void)
+{
+    if (tdm_progress_running && engine.cpu < 0)
+        tdm_affinity_share_node(engine.thread);
 }
 
 int (*tdm_progress_extra_poll)(void);
@@ -245,6 +251,7 @@ int tdm_progress_start(void)
 void tdm_progress_stop(void)
 {
     tdm_progress_engine_stop();
+    tdm_affinity_forget();
     if (private_comm != MPI_COMM_NULL) {
         PMPI_Barrier(private_comm);
         PMPI_Comm_free(&private_comm);

@@ -95,4 +95,8 @@ void tdm_progress_stop(void);
 /* The CPU the progress thread was pinned to, or -1 (shared / unpinned). */
 int tdm_progress_cpu(void);
 
+/* Let a thread without a CPU of its own run on any CPU of the node's ranks
+   (where a rank lends its core: TANDEM_WAIT). Application thread. */
+void tdm_progress_share_node(void);
+
 #endif

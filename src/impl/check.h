@@ -8,4 +8,11 @@
    the executable). */
 int tdm_impl_check_marker(const char *family, const char *marker, char *msg, size_t size);
 
+/* Read the MPI library's control variable 'name' through the tool interface:
+   a string into text (size bytes, NUL-terminated) or an integer into *number,
+   whichever its type is. Returns 0, or -1 when the library has no such
+   variable or refuses. The first call opens a tool-interface session that
+   stays open. After MPI_Init, application thread. */
+int tdm_impl_cvar_read(const char *name, char *text, size_t size, long long *number);
+
 #endif

@@ -57,6 +57,11 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return PMPI_Waitall(count, requests, statuses);
 }
 
+int tdm_impl_node_uses_shm(void)
+{
+    return 1; /* as MPI libraries do unless told otherwise */
+}
+
 long long tdm_impl_status_bytes(const MPI_Status *status)
 {
     int cancelled = 0;

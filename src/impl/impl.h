@@ -39,4 +39,11 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
    few nanoseconds less per monitored receive than the MPI calls). */
 long long tdm_impl_status_bytes(const MPI_Status *status);
 
+/* Whether this MPI library moves messages between ranks of one node through
+   shared memory (as it does unless told otherwise): 0 when its settings
+   exclude that (Open MPI's btl list without vader or sm; MPICH's
+   MPIR_CVAR_NOLOCAL), so that node mates talk as over a network. Read through
+   the MPI tool interface; after MPI_Init. */
+int tdm_impl_node_uses_shm(void);
+
 #endif

@@ -62,6 +62,16 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return PMPI_Waitall(count, requests, statuses);
 }
 
+/* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
+int tdm_impl_node_uses_shm(void)
+{
+    char unused[8];
+    long long nolocal = 0;
+    if (tdm_impl_cvar_read("MPIR_CVAR_NOLOCAL", unused, sizeof unused, &nolocal) != 0)
+        return 1;
+    return nolocal == 0;
+}
+
 long long tdm_impl_status_bytes(const MPI_Status *status)
 {
     if (status->count_hi_and_cancelled & 1)

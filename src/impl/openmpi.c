@@ -8,6 +8,9 @@
 #include "impl/check.h"
 #include "impl/impl.h"
 
+#include <stdio.h>
+#include <string.h>
+
 extern int mpi_fortran_bottom_ __attribute__((weak));
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern MPI_Fint mpi_fortran_status_ignore_[] __attribute__((weak));
@@ -79,6 +82,28 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
             statuses[i].MPI_ERROR = error;
     }
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+/* Whether a comma-separated component list names vader or sm. */
+static int names_shm(const char *list)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", list);
+    char *saved;
+    for (char *item = strtok_r(copy, ",", &saved); item; item = strtok_r(NULL, ",", &saved))
+        if (strcmp(item, "vader") == 0 || strcmp(item, "sm") == 0)
+            return 1;
+    return 0;
+}
+
+/* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */
+int tdm_impl_node_uses_shm(void)
+{
+    char btl[512] = "";
+    long long unused;
+    if (tdm_impl_cvar_read("btl", btl, sizeof btl, &unused) != 0 || btl[0] == '\0')
+        return 1;
+    return btl[0] == '^' ? !names_shm(btl + 1) : names_shm(btl);
 }
 
 long long tdm_impl_status_bytes(const MPI_Status *status)

@@ -1,8 +1,8 @@
 /*
  * What each monitored MPI call records. The dispatchers call tdm_monitor_Name
  * with the call's arguments before the call while monitoring records; the
- * blocking receives are hooks, because the size and source come from the
- * status.
+ * blocking receives record in their hooks (src/p2p/blocking.c), because the
+ * size and source come from the status.
  *
  * Collectives record the "logical" volume per call the way Open MPI's coll
  * monitoring does: a rooted one-to-all call (bcast, scatter) on its root, for
@@ -45,60 +45,9 @@
         tdm_monitor_Send##suffix(buf, count, datatype, dest, tag, comm);                          \
     }
 
-/* The blocking receives: with monitoring on, a status is needed even when the
-   application ignores it. */
-#define RECV_HOOKS(COUNT, suffix)                                                                  \
-    int tdm_hook_Recv##suffix(int lang, void *buf, COUNT count, MPI_Datatype datatype, int source, \
-                              int tag, MPI_Comm comm, MPI_Status *status)                          \
-    {                                                                                              \
-        if (!tdm_monitor_on())                                                                     \
-            return PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, status);             \
-        MPI_Status own;                                                                            \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
-        int rc = PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, st);                   \
-        if (rc == MPI_SUCCESS)                                                                     \
-            tdm_monitor_received(st, comm);                                                        \
-        return rc;                                                                                 \
-    }                                                                                              \
-    int tdm_hook_Sendrecv##suffix(int lang, const void *sendbuf, COUNT sendcount,                  \
-                                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,     \
-                                  COUNT recvcount, MPI_Datatype recvtype, int source, int recvtag, \
-                                  MPI_Comm comm, MPI_Status *status)                               \
-    {                                                                                              \
-        if (!tdm_monitor_on())                                                                     \
-            return PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,     \
-                                         recvcount, recvtype, source, recvtag, comm, status);      \
-        MPI_Status own;                                                                            \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
-        tdm_monitor_send(sendcount, sendtype, dest, comm);                                         \
-        int rc = PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,       \
-                                       recvcount, recvtype, source, recvtag, comm, st);            \
-        if (rc == MPI_SUCCESS)                                                                     \
-            tdm_monitor_received(st, comm);                                                        \
-        return rc;                                                                                 \
-    }                                                                                              \
-    int tdm_hook_Sendrecv_replace##suffix(int lang, void *buf, COUNT count, MPI_Datatype datatype, \
-                                          int dest, int sendtag, int source, int recvtag,          \
-                                          MPI_Comm comm, MPI_Status *status)                       \
-    {                                                                                              \
-        if (!tdm_monitor_on())                                                                     \
-            return PMPI_Sendrecv_replace##suffix(buf, count, datatype, dest, sendtag, source,      \
-                                                 recvtag, comm, status);                           \
-        MPI_Status own;                                                                            \
-        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
-        tdm_monitor_send(count, datatype, dest, comm);                                             \
-        int rc = PMPI_Sendrecv_replace##suffix(buf, count, datatype, dest, sendtag, source,        \
-                                               recvtag, comm, st);                                 \
-        if (rc == MPI_SUCCESS)                                                                     \
-            tdm_monitor_received(st, comm);                                                        \
-        return rc;                                                                                 \
-    }
-
 SEND_RECORDS(int, )
-RECV_HOOKS(int, )
 #if MPI_VERSION >= 4
 SEND_RECORDS(MPI_Count, _c)
-RECV_HOOKS(MPI_Count, _c)
 #endif
 
 /* ----------------------------------------------------------- collectives */

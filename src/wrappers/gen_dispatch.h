@@ -386,9 +386,9 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -403,9 +403,9 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send_c(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Send_c(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -454,9 +454,9 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -471,9 +471,9 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend_c(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -488,9 +488,9 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -505,9 +505,9 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
     if (TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend_c(buf, count, datatype, dest, tag, comm);
     if (tdm_request_outstanding() == 0)
-        return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+        return tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
+    int rc = tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
     tdm_progress_blocking_leave();
     return rc;
 }

@@ -66,6 +66,18 @@ int tdm_hook_Testany(int lang, int count, MPI_Request array_of_requests[], int *
 int tdm_hook_Testsome(int lang, int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
 int tdm_hook_Testall(int lang, int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
 int tdm_hook_Request_free(int lang, MPI_Request *request);
+int tdm_hook_Send(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Send_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#endif
+int tdm_hook_Ssend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Ssend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#endif
+int tdm_hook_Rsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#if MPI_VERSION >= 4
+int tdm_hook_Rsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+#endif
 int tdm_hook_Recv(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 #if MPI_VERSION >= 4
 int tdm_hook_Recv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);

@@ -2,7 +2,8 @@
  * Errors inside nonblocking operations reach the application: a receive
  * buffer too small for the message (MPI_ERR_TRUNCATE) completed by MPI_Wait,
  * MPI_Waitall (MPI_ERR_IN_STATUS, the status naming the failed request),
- * MPI_Test and MPI_Waitany, with the application's own error handler on
+ * MPI_Test and MPI_Waitany, and by the blocking MPI_Recv and MPI_Sendrecv,
+ * with the application's own error handler on
  * MPI_COMM_WORLD. Under TANDEM_PROGRESS=proxy these are generalized requests
  * completed by Tandem's thread; the return codes, the statuses and the number
  * of handler calls must be those of the MPI library alone.
@@ -90,6 +91,18 @@ int main(int argc, char **argv)
     rc = MPI_Waitany(2, recvs, &index, &st);
     tlog("Waitany: %s, index %d", name(error_class(rc)), index);
     MPI_Wait(&sends[0], MPI_STATUS_IGNORE);
+
+    /* Blocking calls whose receive is too short (under TANDEM_WAIT=lend,
+       Tandem posts them nonblocking and polls them): one handler call each. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    int before = handler_calls;
+    MPI_Isend(out, N, MPI_INT, right, 6, MPI_COMM_WORLD, &sends[0]);
+    rc = MPI_Recv(in, SHORT, MPI_INT, left, 6, MPI_COMM_WORLD, &st);
+    tlog("Recv: %s, handler calls %d", name(error_class(rc)), handler_calls - before);
+    MPI_Wait(&sends[0], MPI_STATUS_IGNORE);
+    before = handler_calls;
+    rc = MPI_Sendrecv(out, N, MPI_INT, right, 7, in, SHORT, MPI_INT, left, 7, MPI_COMM_WORLD, &st);
+    tlog("Sendrecv: %s, handler calls %d", name(error_class(rc)), handler_calls - before);
 
     MPI_Barrier(MPI_COMM_WORLD);
     tlog("handler called: %s", handler_calls > 0 ? "yes" : "no");

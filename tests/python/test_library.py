@@ -314,3 +314,41 @@ def test_progress_thread_sleeps_while_nothing_is_outstanding(build):
     shares = [float(n) for n in re.findall(r"ms CPU in [\d.]+ s \(([\d.]+)%\)", result.stderr)]
     assert len(shares) == 2, result.stderr
     assert all(share < 1.0 for share in shares), result.stderr
+
+
+def network_settings(build) -> dict[str, str]:
+    """Rank variables that keep node mates off the MPI's shared memory (as
+    between nodes), read by each rank from its environment. MPICH keeps UCX's
+    own transports: over UCX's TCP, MPICH sometimes hangs in MPI_Finalize
+    (README, known issues)."""
+    if build.family == "Open MPI":
+        return {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,tcp"}
+    return {"MPIR_CVAR_NOLOCAL": "1"}
+
+
+def blocked_cpu_share(build, env: dict[str, str]) -> float:
+    """The share of its wall time a rank blocked in a 1 MiB MPI_Recv spends on
+    its CPU, while its sender sleeps for 300 ms."""
+    result = launch(build, 2, [program_path(build, "test_blocked_cpu")], env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = re.search(
+        r"received 1048576 bytes from 0, all right: wall ([\d.]+) s cpu ([\d.]+) s", result.stdout
+    )
+    assert found, result.stdout + result.stderr
+    wall, cpu = float(found.group(1)), float(found.group(2))
+    assert wall > 0.25, result.stdout
+    return cpu / wall
+
+
+def test_a_lending_receive_leaves_its_core_idle(build):
+    """TANDEM_WAIT=lend: the receive polls with sleeps (CPU a quarter or
+    less of its wall time here); spin: the MPI library spins (both here do:
+    CPU equal to its wall time). auto lends over a network transport when the progress thread has
+    no core of its own (TANDEM_PROGRESS_CPUS=none), and spins between node
+    mates that share memory, where the MPI library copies the message."""
+    base = {"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "none"}
+    network = dict(base, **network_settings(build))
+    assert blocked_cpu_share(build, dict(network, TANDEM_WAIT="lend")) < 0.5
+    assert blocked_cpu_share(build, dict(network, TANDEM_WAIT="spin")) > 0.8
+    assert blocked_cpu_share(build, network) < 0.5
+    assert blocked_cpu_share(build, base) > 0.8

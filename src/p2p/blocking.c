@@ -1,0 +1,279 @@
+/*
+ * Blocking point-to-point calls, and how they wait (TANDEM_WAIT).
+ *
+ * A rank blocked in MPI_Recv or MPI_Send spins inside the MPI library: its
+ * core stays busy while the message crosses the network. On a node with no
+ * spare core, that is the core another rank's progress thread needs while
+ * that rank computes. A lending wait posts the nonblocking form of the call
+ * and polls it, spinning for TANDEM_WAIT_SPIN_US and then sleeping between
+ * polls (1 us, doubling up to TANDEM_POLL_MAX_US), so the core is idle most
+ * of the time the message takes. The call's meaning does not change: the
+ * operation is posted when the application called, so MPI's ordering holds,
+ * and its status and error are those of the nonblocking call, reported
+ * through the communicator's error handler by the MPI library itself.
+ *
+ * Lending pays only while the message is limited by the network: between
+ * node mates the MPI library copies through shared memory, and a waiter that
+ * sleeps delays that copy (measured: docs/PERFORMANCE.md). So auto lends
+ * only to peers on other nodes, or to every peer when the MPI library's
+ * settings keep node mates off shared memory. Application threads.
+ */
+#include <errno.h>
+#include <mpi.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "core/affinity.h"
+#include "core/config.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+#include "impl/impl.h"
+#include "monitor/monitor.h"
+#include "p2p/blocking.h"
+#include "wrappers/gen_hooks.h"
+
+/* What the waits do; set in MPI_Init, cleared in MPI_Finalize. */
+static struct {
+    int mode;             /* TDM_LEND_* */
+    int spin_us;          /* TANDEM_WAIT_SPIN_US */
+    int pause_max_us;     /* TANDEM_POLL_MAX_US */
+    int node_shm;         /* node mates talk through the MPI library's shared memory */
+} lend;
+
+enum {
+    TDM_LEND_NEVER = 0,
+    TDM_LEND_REMOTE = 1, /* peers not reached through shared memory */
+    TDM_LEND_ALWAYS = 2
+};
+
+enum { WAIT_AUTO = 0, WAIT_SPIN = 1, WAIT_LEND = 2 }; /* TANDEM_WAIT's choices */
+
+void tdm_lend_init(int thread_has_own_cpu)
+{
+    lend.spin_us = (int)TDM_CONFIG_NUMBER(WAIT_SPIN_US);
+    lend.pause_max_us = (int)TDM_CONFIG_NUMBER(POLL_MAX_US);
+    switch ((int)TDM_CONFIG_NUMBER(WAIT)) {
+    case WAIT_LEND: lend.mode = TDM_LEND_ALWAYS; break;
+    case WAIT_SPIN: lend.mode = TDM_LEND_NEVER; break;
+    default:
+        lend.mode = tdm_progress_strategy != TDM_PROGRESS_OFF && !thread_has_own_cpu
+                        ? TDM_LEND_REMOTE
+                        : TDM_LEND_NEVER;
+    }
+    lend.node_shm = lend.mode == TDM_LEND_REMOTE && tdm_impl_node_uses_shm();
+    if (lend.node_shm && tdm_affinity_one_node())
+        lend.mode = TDM_LEND_NEVER; /* every peer is a node mate (spawned ranks aside) */
+}
+
+void tdm_lend_stop(void)
+{
+    lend.mode = TDM_LEND_NEVER;
+}
+
+const char *tdm_lend_scope(void)
+{
+    return lend.mode == TDM_LEND_ALWAYS   ? "every peer"
+           : lend.mode == TDM_LEND_REMOTE ? (lend.node_shm ? "peers on other nodes"
+                                                        : "every peer (the MPI library keeps "
+                                                          "node mates off shared memory)")
+                                          : NULL;
+}
+
+/* Whether 'peer' of 'comm' (a rank of its remote group for an
+   inter-communicator) is reached through shared memory. */
+static int through_shm(MPI_Comm comm, int peer)
+{
+    if (!lend.node_shm)
+        return 0;
+    if (peer == MPI_ANY_SOURCE)
+        return 1; /* it may be a node mate */
+    MPI_Group group, world_group;
+    int inter = 0, world_rank = MPI_UNDEFINED;
+    PMPI_Comm_test_inter(comm, &inter);
+    if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) !=
+        MPI_SUCCESS)
+        return 1;
+    int group_size = 0;
+    PMPI_Group_size(group, &group_size);
+    if (peer >= 0 && peer < group_size) { /* else the MPI library's own call reports it */
+        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Group_translate_ranks(group, 1, &peer, world_group, &world_rank);
+        PMPI_Group_free(&world_group);
+    }
+    PMPI_Group_free(&group);
+    /* a rank outside the world (a spawned job) counts as a node mate */
+    return world_rank == MPI_UNDEFINED || tdm_affinity_node_mate(world_rank);
+}
+
+/* Whether a blocking call moving count x datatype with 'peer' lends its core. */
+static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer)
+{
+    if (__builtin_expect(lend.mode == TDM_LEND_NEVER, 1) || peer == MPI_PROC_NULL ||
+        comm == MPI_COMM_NULL)
+        return 0; /* a null communicator: the MPI library's own call reports it */
+    int size = 0;
+    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || (long long)count * size <= tdm_eager_limit)
+        return 0; /* a bad datatype: the MPI library's own call reports it */
+    return lend.mode == TDM_LEND_ALWAYS || !through_shm(comm, peer);
+}
+
+static void pause_us(int us)
+{
+    struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Test every request not yet complete; *left is how many remain. The first
+   error stops the polling: it is returned after the rest complete. */
+static int test_each(int count, MPI_Request requests[], MPI_Status statuses[], int *left)
+{
+    *left = 0;
+    for (int i = 0; i < count; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        int flag = 0;
+        int rc = PMPI_Test(&requests[i], &flag, &statuses[i]);
+        if (rc != MPI_SUCCESS) {
+            for (int j = 0; j < count; j++) /* as the blocking call would: all complete */
+                if (requests[j] != MPI_REQUEST_NULL)
+                    PMPI_Wait(&requests[j], MPI_STATUS_IGNORE);
+            return rc;
+        }
+        *left += !flag;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Wait for requests[0..count-1] (each tested on its own, so that an error
+   reaches the application's error handler with its own code) while lending
+   the core. */
+static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    int left, rc;
+    double end = PMPI_Wtime() + lend.spin_us * 1e-6;
+    do {
+        if ((rc = test_each(count, requests, statuses, &left)) != MPI_SUCCESS || left == 0)
+            return rc;
+    } while (PMPI_Wtime() < end);
+    /* Short sleeps must stay short: the default timer slack is 50 us. */
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    for (int pause = 1;; pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2) {
+        pause_us(pause);
+        if ((rc = test_each(count, requests, statuses, &left)) != MPI_SUCCESS || left == 0)
+            break;
+    }
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+    return rc;
+}
+
+/* -------------------------------------------------------------- the calls */
+
+/* A send that lends: post it with START (PMPI_Isend, PMPI_Issend or
+   PMPI_Irsend) and wait. */
+#define SEND_HOOK(Name, START, COUNT, suffix)                                                     \
+    int tdm_hook_##Name##suffix(int lang, const void *buf, COUNT count, MPI_Datatype datatype,    \
+                                int dest, int tag, MPI_Comm comm)                                 \
+    {                                                                                             \
+        (void)lang;                                                                               \
+        if (!lends(count, datatype, comm, dest))                                                  \
+            return PMPI_##Name##suffix(buf, count, datatype, dest, tag, comm);                  \
+        MPI_Request request;                                                                      \
+        MPI_Status status;                                                                        \
+        int rc = START##suffix(buf, count, datatype, dest, tag, comm, &request);                  \
+        return rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status);                          \
+    }
+
+/* The blocking receives also record what arrived while monitoring records:
+   then a status is needed even when the application ignores it. */
+#define RECV_HOOKS(COUNT, suffix)                                                                  \
+    int tdm_hook_Recv##suffix(int lang, void *buf, COUNT count, MPI_Datatype datatype, int source, \
+                              int tag, MPI_Comm comm, MPI_Status *status)                          \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        int lent = lends(count, datatype, comm, source);                                           \
+        if (!lent && !tdm_monitor_on())                                                            \
+            return PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, status);             \
+        MPI_Status own;                                                                            \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
+        MPI_Request request;                                                                       \
+        int rc = lent ? PMPI_Irecv##suffix(buf, count, datatype, source, tag, comm, &request)      \
+                      : PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, st);            \
+        if (lent && rc == MPI_SUCCESS)                                                             \
+            rc = lend_wait(1, &request, st);                                                       \
+        if (rc == MPI_SUCCESS && tdm_monitor_on())                                                 \
+            tdm_monitor_received(st, comm);                                                        \
+        return rc;                                                                                 \
+    }                                                                                              \
+    int tdm_hook_Sendrecv##suffix(int lang, const void *sendbuf, COUNT sendcount,                  \
+                                  MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,     \
+                                  COUNT recvcount, MPI_Datatype recvtype, int source, int recvtag, \
+                                  MPI_Comm comm, MPI_Status *status)                               \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        int lent = lends(sendcount, sendtype, comm, dest) ||                                       \
+                   lends(recvcount, recvtype, comm, source);                                       \
+        if (!lent && !tdm_monitor_on())                                                            \
+            return PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,     \
+                                         recvcount, recvtype, source, recvtag, comm, status);      \
+        if (tdm_monitor_on())                                                                      \
+            tdm_monitor_send(sendcount, sendtype, dest, comm);                                     \
+        MPI_Status own[2];                                                                         \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own[0] : status;                           \
+        int rc;                                                                                    \
+        if (lent) {                                                                                \
+            /* the receive first, as MPI libraries post it, so a send to self matches */           \
+            MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};                        \
+            rc = PMPI_Irecv##suffix(recvbuf, recvcount, recvtype, source, recvtag, comm,           \
+                                    &requests[0]);                                                 \
+            if (rc == MPI_SUCCESS) {                                                               \
+                rc = PMPI_Isend##suffix(sendbuf, sendcount, sendtype, dest, sendtag, comm,         \
+                                        &requests[1]);                                             \
+                if (rc != MPI_SUCCESS) {                                                           \
+                    PMPI_Cancel(&requests[0]);                                                     \
+                    PMPI_Request_free(&requests[0]);                                               \
+                }                                                                                  \
+            }                                                                                      \
+            if (rc == MPI_SUCCESS) {                                                               \
+                MPI_Status both[2];                                                                \
+                rc = lend_wait(2, requests, both);                                                 \
+                *st = both[0];                                                                     \
+            }                                                                                      \
+        } else {                                                                                   \
+            rc = PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,       \
+                                       recvcount, recvtype, source, recvtag, comm, st);            \
+        }                                                                                          \
+        if (rc == MPI_SUCCESS && tdm_monitor_on())                                                 \
+            tdm_monitor_received(st, comm);                                                        \
+        return rc;                                                                                 \
+    }                                                                                              \
+    int tdm_hook_Sendrecv_replace##suffix(int lang, void *buf, COUNT count, MPI_Datatype datatype, \
+                                          int dest, int sendtag, int source, int recvtag,          \
+                                          MPI_Comm comm, MPI_Status *status)                       \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        if (!tdm_monitor_on())                                                                     \
+            return PMPI_Sendrecv_replace##suffix(buf, count, datatype, dest, sendtag, source,      \
+                                                 recvtag, comm, status);                           \
+        MPI_Status own;                                                                            \
+        MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
+        tdm_monitor_send(count, datatype, dest, comm);                                             \
+        int rc = PMPI_Sendrecv_replace##suffix(buf, count, datatype, dest, sendtag, source,        \
+                                               recvtag, comm, st);                                 \
+        if (rc == MPI_SUCCESS)                                                                     \
+            tdm_monitor_received(st, comm);                                                        \
+        return rc;                                                                                 \
+    }
+
+#define BLOCKING_HOOKS(COUNT, suffix)                                                             \
+    SEND_HOOK(Send, PMPI_Isend, COUNT, suffix)                                                    \
+    SEND_HOOK(Ssend, PMPI_Issend, COUNT, suffix)                                                  \
+    SEND_HOOK(Rsend, PMPI_Irsend, COUNT, suffix)                                                  \
+    RECV_HOOKS(COUNT, suffix)
+
+BLOCKING_HOOKS(int, )
+#if MPI_VERSION >= 4
+BLOCKING_HOOKS(MPI_Count, _c)
+#endif
