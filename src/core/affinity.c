@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/node.h"
 #include "core/runtime.h"
 
 int tdm_affinity_pin_self(int cpu)
@@ -87,85 +88,29 @@ int tdm_affinity_share_node(pthread_t thread)
     return pthread_setaffinity_np(thread, sizeof node_cpus, &node_cpus) == 0 ? 0 : -1;
 }
 
-/* Which world ranks share this node: 1 each; NULL until known. */
-static unsigned char *mates;
-static int mates_world_size;
-
-static void mark_mates(MPI_Comm node, int local_size)
-{
-    MPI_Group world_group, node_group;
-    int *in_node = malloc(sizeof(int) * (size_t)local_size);
-    int *in_world = malloc(sizeof(int) * (size_t)local_size);
-    PMPI_Comm_size(MPI_COMM_WORLD, &mates_world_size);
-    mates = calloc((size_t)mates_world_size, 1);
-    if (in_node && in_world && mates) {
-        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-        PMPI_Comm_group(node, &node_group);
-        for (int i = 0; i < local_size; i++)
-            in_node[i] = i;
-        if (PMPI_Group_translate_ranks(node_group, local_size, in_node, world_group, in_world) ==
-            MPI_SUCCESS)
-            for (int i = 0; i < local_size; i++)
-                mates[in_world[i]] = 1;
-        else
-            tdm_affinity_forget();
-        PMPI_Group_free(&node_group);
-        PMPI_Group_free(&world_group);
-    } else {
-        tdm_affinity_forget();
-    }
-    free(in_node);
-    free(in_world);
-}
-
-int tdm_affinity_one_node(void)
-{
-    if (!mates)
-        return 0;
-    for (int i = 0; i < mates_world_size; i++)
-        if (!mates[i])
-            return 0;
-    return 1;
-}
-
-int tdm_affinity_node_mate(int world_rank)
-{
-    return !mates || world_rank < 0 || world_rank >= mates_world_size || mates[world_rank];
-}
-
 void tdm_affinity_forget(void)
 {
-    free(mates);
-    mates = NULL;
     node_cpus_known = 0;
 }
 
 int tdm_affinity_choose(const char *spec, int *cpu)
 {
     *cpu = -1;
-    MPI_Comm node;
-    int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    MPI_Comm node = tdm_node_comm();
+    if (strcmp(spec, "none") == 0 || node == MPI_COMM_NULL)
+        return MPI_SUCCESS;
     int local_rank, local_size;
     PMPI_Comm_rank(node, &local_rank);
     PMPI_Comm_size(node, &local_size);
-    mark_mates(node, local_size);
-    if (strcmp(spec, "none") == 0) {
-        PMPI_Comm_free(&node);
-        return MPI_SUCCESS;
-    }
     int cpus[CPU_SETSIZE];
     int n = strcmp(spec, "auto") == 0 ? 0 : parse_list(spec, cpus, CPU_SETSIZE);
     if (n > 0) {
         *cpu = cpus[local_rank % n];
-    } else {
-        if (n < 0 && tdm_world_rank == 0)
-            tdm_log_warn("TANDEM_PROGRESS_CPUS=%s is not valid: expected auto, none, or a list of "
-                         "CPU numbers such as 2,3 or 2_3; using auto",
-                         spec);
-        rc = spare_cpu(node, local_rank, local_size, cpu);
+        return MPI_SUCCESS;
     }
-    PMPI_Comm_free(&node);
-    return rc;
+    if (n < 0 && tdm_world_rank == 0)
+        tdm_log_warn("TANDEM_PROGRESS_CPUS=%s is not valid: expected auto, none, or a list of "
+                     "CPU numbers such as 2,3 or 2_3; using auto",
+                     spec);
+    return spare_cpu(node, local_rank, local_size, cpu);
 }

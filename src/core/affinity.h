@@ -6,18 +6,10 @@
 
 /* Choose the progress thread's CPU for this rank from the setting 'spec'
    ("auto", "none" or a list "2,3" / "2_3", one CPU per local rank). Sets
-   *cpu to -1 when the thread shares the rank's own CPUs. Collective over
-   MPI_COMM_WORLD (it compares the bindings of the ranks of each node, and
-   learns which ranks share this node). Application thread, in MPI_Init.
-   Returns an MPI error code. */
+   *cpu to -1 when the thread shares the rank's own CPUs. Collective over the
+   node's ranks (it compares their bindings; tdm_node_init ran). Application
+   thread, in MPI_Init. Returns an MPI error code. */
 int tdm_affinity_choose(const char *spec, int *cpu);
-
-/* Whether the rank 'world_rank' of MPI_COMM_WORLD shares this node: 1 also
-   when that is not known (before tdm_affinity_choose, or outside the world). */
-int tdm_affinity_node_mate(int world_rank);
-
-/* Whether every rank of MPI_COMM_WORLD shares this node (0 when not known). */
-int tdm_affinity_one_node(void);
 
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);

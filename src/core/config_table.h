@@ -36,11 +36,12 @@ TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
            "policy, and of a lending wait (TANDEM_WAIT).")
 TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
-           "above TANDEM_EAGER_LIMIT: spin (inside the MPI library, as without Tandem), or "
-           "lend (poll it with short sleeps, so that the core is free for another rank's "
-           "progress thread meanwhile; only while TANDEM_PROGRESS is on). auto lends while "
-           "TANDEM_PROGRESS is on and the progress "
-           "thread has no spare core, for peers not reached through the MPI's shared memory.")
+           "above TANDEM_EAGER_LIMIT while TANDEM_PROGRESS is on: spin (inside the MPI "
+           "library, as without Tandem), or lend (post it nonblocking and poll it with short "
+           "sleeps, leaving the core to a progress thread of another rank of the node). auto "
+           "lends when the progress thread has no spare core, to peers not reached through "
+           "the MPI library's shared memory, and sleeps only while a progress thread of the "
+           "node has work.")
 TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
            "How long a lending wait polls without sleeping before its first sleep, in "
            "microseconds; its sleeps then double from 1 us up to TANDEM_POLL_MAX_US.")

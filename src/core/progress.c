@@ -24,6 +24,7 @@
 #include "core/affinity.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/node.h"
 #include "core/proxy.h"
 #include "core/request.h"
 #include "core/runtime.h"
@@ -79,8 +80,13 @@ static void *progress_main(void *unused)
         tdm_affinity_pin_self(engine.cpu);
     int pause = 1;
     long seen = 0;
+    int borrowing = 0; /* counted in the node's borrowers: it has work */
     pthread_mutex_lock(&engine.lock);
     for (;;) {
+        if (borrowing && (engine.stop || tdm_request_outstanding() == 0)) {
+            tdm_node_borrow(-1);
+            borrowing = 0;
+        }
         while (!engine.stop && tdm_request_outstanding() == 0) {
             /* Announce the sleep, then look at the count once more: a waker
                that counted work before this store sees it here; one that
@@ -95,6 +101,10 @@ static void *progress_main(void *unused)
         if (engine.stop)
             break;
         pthread_mutex_unlock(&engine.lock);
+        if (!borrowing) {
+            tdm_node_borrow(1);
+            borrowing = 1;
+        }
 
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
@@ -230,6 +240,8 @@ int tdm_progress_start(void)
     if (tdm_progress_strategy == TDM_PROGRESS_OFF)
         return MPI_SUCCESS;
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &private_comm);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_node_init();
     if (rc != MPI_SUCCESS)
         return rc;
     int cpu = -1;
@@ -252,6 +264,7 @@ void tdm_progress_stop(void)
 {
     tdm_progress_engine_stop();
     tdm_affinity_forget();
+    tdm_node_finalize();
     if (private_comm != MPI_COMM_NULL) {
         PMPI_Barrier(private_comm);
         PMPI_Comm_free(&private_comm);

@@ -12,18 +12,21 @@
  * and its status and error are those of the nonblocking call, reported
  * through the communicator's error handler by the MPI library itself.
  *
- * Lending pays only while the message is limited by the network: between
- * node mates the MPI library copies through shared memory, and a waiter that
- * sleeps delays that copy (measured: docs/PERFORMANCE.md). So auto lends
- * only to peers on other nodes, or to every peer when the MPI library's
- * settings keep node mates off shared memory. Application threads.
+ * Lending pays only when a thread of this node wants the core and the
+ * message is limited by the network. A waiter that sleeps delays a transfer
+ * its own CPU drives: a copy through shared memory between node mates, or
+ * loopback TCP, where lending unconditionally cost 30-40% of the 4 MiB
+ * ping-pong bandwidth (docs/PERFORMANCE.md). So auto lends only to peers not
+ * reached through the MPI library's shared memory, and sleeps only while a
+ * progress thread of this node has work (tdm_node_borrowers); lend always
+ * sleeps. Application threads.
  */
 #include <errno.h>
 #include <mpi.h>
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "core/affinity.h"
+#include "core/node.h"
 #include "core/config.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -34,10 +37,10 @@
 
 /* What the waits do; set in MPI_Init, cleared in MPI_Finalize. */
 static struct {
-    int mode;             /* TDM_LEND_* */
-    int spin_us;          /* TANDEM_WAIT_SPIN_US */
-    int pause_max_us;     /* TANDEM_POLL_MAX_US */
-    int node_shm;         /* node mates talk through the MPI library's shared memory */
+    int mode;         /* TDM_LEND_* */
+    int spin_us;      /* TANDEM_WAIT_SPIN_US */
+    int pause_max_us; /* TANDEM_POLL_MAX_US */
+    int node_shm;     /* node mates talk through the MPI library's shared memory */
 } lend;
 
 enum {
@@ -61,7 +64,7 @@ void tdm_lend_init(int thread_has_own_cpu)
                         : TDM_LEND_NEVER;
     }
     lend.node_shm = lend.mode == TDM_LEND_REMOTE && tdm_impl_node_uses_shm();
-    if (lend.node_shm && tdm_affinity_one_node())
+    if (lend.node_shm && tdm_node_single())
         lend.mode = TDM_LEND_NEVER; /* every peer is a node mate (spawned ranks aside) */
 }
 
@@ -74,8 +77,8 @@ const char *tdm_lend_scope(void)
 {
     return lend.mode == TDM_LEND_ALWAYS   ? "every peer"
            : lend.mode == TDM_LEND_REMOTE ? (lend.node_shm ? "peers on other nodes"
-                                                        : "every peer (the MPI library keeps "
-                                                          "node mates off shared memory)")
+                                                           : "every peer (the MPI library keeps "
+                                                             "node mates off shared memory)")
                                           : NULL;
 }
 
@@ -102,7 +105,7 @@ static int through_shm(MPI_Comm comm, int peer)
     }
     PMPI_Group_free(&group);
     /* a rank outside the world (a spawned job) counts as a node mate */
-    return world_rank == MPI_UNDEFINED || tdm_affinity_node_mate(world_rank);
+    return world_rank == MPI_UNDEFINED || tdm_node_mate(world_rank);
 }
 
 /* Whether a blocking call moving count x datatype with 'peer' lends its core. */
@@ -112,7 +115,8 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
         comm == MPI_COMM_NULL)
         return 0; /* a null communicator: the MPI library's own call reports it */
     int size = 0;
-    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || (long long)count * size <= tdm_eager_limit)
+    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
+        (long long)count * size <= tdm_eager_limit)
         return 0; /* a bad datatype: the MPI library's own call reports it */
     return lend.mode == TDM_LEND_ALWAYS || !through_shm(comm, peer);
 }
@@ -159,8 +163,13 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
     /* Short sleeps must stay short: the default timer slack is 50 us. */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    for (int pause = 1;; pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2) {
-        pause_us(pause);
+    for (int pause = 1;;) {
+        if (lend.mode == TDM_LEND_ALWAYS || tdm_node_borrowers() > 0) {
+            pause_us(pause);
+            pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2;
+        } else {
+            pause = 1; /* nobody to lend to: poll at once, as the MPI library does */
+        }
         if ((rc = test_each(count, requests, statuses, &left)) != MPI_SUCCESS || left == 0)
             break;
     }
@@ -173,17 +182,17 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
 
 /* A send that lends: post it with START (PMPI_Isend, PMPI_Issend or
    PMPI_Irsend) and wait. */
-#define SEND_HOOK(Name, START, COUNT, suffix)                                                     \
-    int tdm_hook_##Name##suffix(int lang, const void *buf, COUNT count, MPI_Datatype datatype,    \
-                                int dest, int tag, MPI_Comm comm)                                 \
-    {                                                                                             \
-        (void)lang;                                                                               \
-        if (!lends(count, datatype, comm, dest))                                                  \
-            return PMPI_##Name##suffix(buf, count, datatype, dest, tag, comm);                  \
-        MPI_Request request;                                                                      \
-        MPI_Status status;                                                                        \
-        int rc = START##suffix(buf, count, datatype, dest, tag, comm, &request);                  \
-        return rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status);                          \
+#define SEND_HOOK(Name, START, COUNT, suffix)                                                  \
+    int tdm_hook_##Name##suffix(int lang, const void *buf, COUNT count, MPI_Datatype datatype, \
+                                int dest, int tag, MPI_Comm comm)                              \
+    {                                                                                          \
+        (void)lang;                                                                            \
+        if (!lends(count, datatype, comm, dest))                                               \
+            return PMPI_##Name##suffix(buf, count, datatype, dest, tag, comm);                 \
+        MPI_Request request;                                                                   \
+        MPI_Status status;                                                                     \
+        int rc = START##suffix(buf, count, datatype, dest, tag, comm, &request);               \
+        return rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status);                       \
     }
 
 /* The blocking receives also record what arrived while monitoring records:
@@ -213,8 +222,8 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
                                   MPI_Comm comm, MPI_Status *status)                               \
     {                                                                                              \
         (void)lang;                                                                                \
-        int lent = lends(sendcount, sendtype, comm, dest) ||                                       \
-                   lends(recvcount, recvtype, comm, source);                                       \
+        int lent =                                                                                 \
+            lends(sendcount, sendtype, comm, dest) || lends(recvcount, recvtype, comm, source);    \
         if (!lent && !tdm_monitor_on())                                                            \
             return PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,     \
                                          recvcount, recvtype, source, recvtag, comm, status);      \
@@ -267,10 +276,10 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
         return rc;                                                                                 \
     }
 
-#define BLOCKING_HOOKS(COUNT, suffix)                                                             \
-    SEND_HOOK(Send, PMPI_Isend, COUNT, suffix)                                                    \
-    SEND_HOOK(Ssend, PMPI_Issend, COUNT, suffix)                                                  \
-    SEND_HOOK(Rsend, PMPI_Irsend, COUNT, suffix)                                                  \
+#define BLOCKING_HOOKS(COUNT, suffix)            \
+    SEND_HOOK(Send, PMPI_Isend, COUNT, suffix)   \
+    SEND_HOOK(Ssend, PMPI_Issend, COUNT, suffix) \
+    SEND_HOOK(Rsend, PMPI_Irsend, COUNT, suffix) \
     RECV_HOOKS(COUNT, suffix)
 
 BLOCKING_HOOKS(int, )

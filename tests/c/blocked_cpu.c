@@ -2,7 +2,9 @@
    sends 1 MiB; rank 1 waits for it in MPI_Recv and prints the wall time and
    the CPU time of its thread during that call (Tandem's progress thread is
    not counted). A spinning wait uses about as much CPU as wall time; a
-   lending one (TANDEM_WAIT) a small part of it. Two ranks. */
+   lending one (TANDEM_WAIT) a small part of it. With the argument "borrow",
+   rank 0 has a 1 MiB MPI_Irecv outstanding meanwhile (its progress thread
+   has work), which rank 1 matches after its receive. Two ranks. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
@@ -30,12 +32,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "blocked_cpu: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    int borrow = argc > 1 && strcmp(argv[1], "borrow") == 0;
+    char *back = calloc(BYTES, 1);
+    MPI_Request pending = MPI_REQUEST_NULL;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
+        if (borrow)
+            MPI_Irecv(back, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &pending);
         struct timespec pause = {0, 300 * 1000 * 1000};
         nanosleep(&pause, NULL);
         memset(buf, 7, BYTES);
         MPI_Send(buf, BYTES, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Wait(&pending, MPI_STATUS_IGNORE);
     } else {
         MPI_Status st;
         double wall = clock_s(CLOCK_MONOTONIC), cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
@@ -46,8 +54,11 @@ int main(int argc, char **argv)
         MPI_Get_count(&st, MPI_BYTE, &count);
         printf("received %d bytes from %d, all %s: wall %.4f s cpu %.4f s\n", count, st.MPI_SOURCE,
                buf[0] == 7 && buf[BYTES - 1] == 7 ? "right" : "wrong", wall, cpu);
+        if (borrow)
+            MPI_Send(back, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
     }
     free(buf);
+    free(back);
     MPI_Finalize();
     return 0;
 }

@@ -1,0 +1,42 @@
+/*
+ * What the ranks of one node know of each other: which ranks of
+ * MPI_COMM_WORLD they are, and how many of their progress threads want a CPU
+ * right now (a counter in shared memory). A rank blocked in a lending wait
+ * (TANDEM_WAIT) sleeps between its polls only while some thread of its node
+ * wants a CPU: with nobody to lend to, sleeping would only delay it.
+ */
+#ifndef TDM_NODE_H
+#define TDM_NODE_H
+
+#include <mpi.h>
+
+/* Learn the node: split MPI_COMM_WORLD by shared memory, note the node
+   mates, and make the shared counter. Collective over MPI_COMM_WORLD;
+   application thread, in MPI_Init, before Tandem's threads start. Returns an
+   MPI error code. */
+int tdm_node_init(void);
+
+/* The communicator of this node's ranks (MPI_COMM_NULL before
+   tdm_node_init or after tdm_node_finalize). */
+MPI_Comm tdm_node_comm(void);
+
+/* Whether the rank 'world_rank' of MPI_COMM_WORLD shares this node: 1 also
+   when that is not known (before tdm_node_init, or outside the world). */
+int tdm_node_mate(int world_rank);
+
+/* Whether every rank of MPI_COMM_WORLD shares this node (0 when not known). */
+int tdm_node_single(void);
+
+/* This rank's progress thread starts (+1) or stops (-1) wanting a CPU: it
+   has work outstanding, or no longer. Progress thread. */
+void tdm_node_borrow(int delta);
+
+/* How many progress threads of this node want a CPU now; 1 when the counter
+   could not be shared. Any thread. */
+int tdm_node_borrowers(void);
+
+/* Free the counter and the communicator. Collective over the node's ranks;
+   in MPI_Finalize, after Tandem's threads stopped. */
+void tdm_node_finalize(void);
+
+#endif
