@@ -34,11 +34,15 @@ class Config:
 
 
 def configs_for(build: Build, transport: str) -> list[Config]:
+    """Native, Tandem's two strategies as configured by default (TANDEM_POLL=yield,
+    TANDEM_WAIT=auto) and with blocked ranks always lending their core
+    (TANDEM_WAIT=lend), and the MPI library's own progress thread."""
     configs = [
         Config("native", False),
         Config("tandem-drive-yield", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "yield"}),
-        Config("tandem-drive-sleep", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "sleep"}),
+        Config("tandem-drive-lend", True, {"TANDEM_PROGRESS": "drive", "TANDEM_WAIT": "lend"}),
         Config("tandem-proxy-yield", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_POLL": "yield"}),
+        Config("tandem-proxy-lend", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_WAIT": "lend"}),
     ]
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
@@ -470,8 +474,8 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
         name = str(build.directory / "tandem-bench-halo")
         return [name, str(cells), str(halo_bytes), str(steps), str(trials)]
 
-    def configs_of(build, transport):  # the sleep policy is measured by the overlap benchmark
-        return [c for c in configs_for(build, transport) if c.name != "tandem-drive-sleep"]
+    def configs_of(build, transport):  # no blocking call in the exchange: nothing to lend
+        return [c for c in configs_for(build, transport) if not c.name.endswith("-lend")]
 
     records, problems = rounds_of(
         builds, transports, nprocs_list, configs_of, launched(program_of, timeout), rounds

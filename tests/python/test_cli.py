@@ -167,9 +167,15 @@ def test_bench_overlap_writes_json_and_plots(tmp_path):
     assert result.returncode == 0, result.stderr + result.stdout
     data = json.loads((tmp_path / "overlap.json").read_text())
     configs = {r["config"] for r in data["records"]}
-    assert configs == {"native", "tandem-drive-yield", "tandem-drive-sleep", "tandem-proxy-yield"}
+    assert configs == {
+        "native",
+        "tandem-drive-yield",
+        "tandem-drive-lend",
+        "tandem-proxy-yield",
+        "tandem-proxy-lend",
+    }
     assert {r["variant"] for r in data["records"]} == {"isend_recv", "irecv_send", "both"}
-    assert len(data["records"]) == 4 * 3 * 2  # configs x variants x sizes
+    assert len(data["records"]) == 5 * 3 * 2  # configs x variants x sizes
     assert all(0 <= r["availability"] <= 1 for r in data["records"])
     assert data["machine"]["cores"] == os.cpu_count()
     assert (tmp_path / "overlap-openmpi-shm.png").stat().st_size > 10000
