@@ -70,8 +70,8 @@ static void share_counter(int local_rank)
 
 int tdm_node_init(void)
 {
-    int rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                  &node.comm);
+    int rc =
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node.comm);
     if (rc != MPI_SUCCESS)
         return rc;
     int local_rank, local_size;
@@ -89,8 +89,7 @@ MPI_Comm tdm_node_comm(void)
 
 int tdm_node_mate(int world_rank)
 {
-    return !node.mates || world_rank < 0 || world_rank >= node.world_size ||
-           node.mates[world_rank];
+    return !node.mates || world_rank < 0 || world_rank >= node.world_size || node.mates[world_rank];
 }
 
 int tdm_node_single(void)
