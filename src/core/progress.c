@@ -54,7 +54,7 @@ static struct {
 
 static MPI_Comm private_comm = MPI_COMM_NULL;
 
-static void pause_us(int us)
+void tdm_pause_us(int us)
 {
     struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -108,7 +108,7 @@ static void *progress_main(void *unused)
 
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
-            pause_us(engine.max_pause_us);
+            tdm_pause_us(engine.max_pause_us);
         } else {
             engine.drive(engine.context);
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
@@ -120,7 +120,7 @@ static void *progress_main(void *unused)
             case TDM_POLL_SPIN: break;
             case TDM_POLL_YIELD: sched_yield(); break;
             case TDM_POLL_SLEEP:
-                pause_us(pause);
+                tdm_pause_us(pause);
                 pause = pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
                 break;
             }

@@ -61,6 +61,10 @@ static inline void tdm_progress_touch(void)
     }
 }
 
+/* Sleep 'us' microseconds, resumed after signals (the caller keeps its timer
+   slack small when the pause must stay short). Any thread. */
+void tdm_pause_us(int us);
+
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 

@@ -15,16 +15,14 @@
  * Lending pays only when a thread of this node wants the core and the
  * message is limited by the network. A waiter that sleeps delays a transfer
  * its own CPU drives: a copy through shared memory between node mates, or
- * loopback TCP, where lending unconditionally cost 30-40% of the 4 MiB
+ * loopback TCP, where lending unconditionally cost 20-50% of the 4 MiB
  * ping-pong bandwidth (docs/PERFORMANCE.md). So auto lends only to peers not
  * reached through the MPI library's shared memory, and sleeps only while a
  * progress thread of this node has work (tdm_node_borrowers); lend always
  * sleeps. Application threads.
  */
-#include <errno.h>
 #include <mpi.h>
 #include <sys/prctl.h>
-#include <time.h>
 
 #include "core/node.h"
 #include "core/config.h"
@@ -121,13 +119,6 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
     return lend.mode == TDM_LEND_ALWAYS || !through_shm(comm, peer);
 }
 
-static void pause_us(int us)
-{
-    struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* Test every request not yet complete; *left is how many remain. The first
    error stops the polling: it is returned after the rest complete. */
 static int test_each(int count, MPI_Request requests[], MPI_Status statuses[], int *left)
@@ -165,7 +156,7 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     for (int pause = 1;;) {
         if (lend.mode == TDM_LEND_ALWAYS || tdm_node_borrowers() > 0) {
-            pause_us(pause);
+            tdm_pause_us(pause);
             pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2;
         } else {
             pause = 1; /* nobody to lend to: poll at once, as the MPI library does */
