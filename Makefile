@@ -115,7 +115,7 @@ tsan: build
 	cmake --build build/tsan -j $(JOBS) --target test_progress tandem tandem-probe \
 		$(addprefix test_,$(TSAN_PROGRAMS)) >/dev/null
 	@echo "== ThreadSanitizer: progress engine"
-	TSAN_OPTIONS=halt_on_error=1 build/tsan/tests/test_progress
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" build/tsan/tests/test_progress
 	@for t in $(TSAN_PROGRAMS); do \
 		echo "== ThreadSanitizer: $$t, 2 ranks, TANDEM_PROGRESS=proxy TANDEM_COLL=tandem"; \
 		$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \

@@ -27,13 +27,20 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive|proxy",
            "outstanding, and sleeps otherwise); or proxy (such operations are handed to the "
            "progress thread, which completes them with MPI_Testsome, and the application "
            "gets a generalized request whose MPI_Wait sleeps instead of spinning).")
-TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep",
+TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
            "How the progress thread waits between two polls: spin, yield the CPU (the "
-           "default: measured best on a shared core), or sleep with a pause that grows up "
-           "to TANDEM_POLL_MAX_US while no new work arrives.")
+           "default: measured best on a shared core), sleep with a pause that grows up "
+           "to TANDEM_POLL_MAX_US while no new work arrives, or event: sleep until one of "
+           "the process's sockets has news (a message, a connection, send space) or a pause "
+           "that grows up to TANDEM_POLL_EVENT_US passed (for TCP networks; see "
+           "docs/PERFORMANCE.md).")
 TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
            "Longest pause between two polls, in microseconds: of the progress thread's sleep "
            "policy, and of a lending wait (TANDEM_WAIT).")
+TDM_CONFIG(POLL_EVENT_US, "TANDEM_POLL_EVENT_US", INT, "1000", 1, 1000000, NULL,
+           "Longest wait of the event policy for news from the sockets before it polls "
+           "anyway, in microseconds (transports without sockets, shared memory, progress "
+           "on that timer).")
 TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
            "above TANDEM_EAGER_LIMIT while TANDEM_PROGRESS is on: spin (inside the MPI "

@@ -4,10 +4,13 @@
  * with nothing in flight. While work is outstanding it calls the drive
  * function (a PMPI_Iprobe on a private communicator, which runs the MPI
  * library's progress engine) and then waits as TANDEM_POLL says: spin, yield,
- * or sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
- * falls back to 1 us when new work arrives. Yield is the default: on a core
- * shared with the computation, each wake-up from a short sleep preempts the
- * computation, which the overlap benchmark measured as a 57-88% slowdown.
+ * sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
+ * falls back to 1 us when new work arrives, or wait on the process's sockets
+ * (event: netwait.h) with the same doubling up to TANDEM_POLL_EVENT_US, so
+ * that it runs when the network has news instead of on a timer. Yield is the
+ * default: on a core shared with the computation, each wake-up from a short
+ * sleep preempts the computation, which the overlap benchmark measured as a
+ * 57-88% slowdown.
  * While an application thread is inside a blocking MPI call the MPI library
  * progresses on its own, so the thread only sleeps, unless work that only
  * Tandem moves (a collective's schedule) is in flight.
@@ -24,6 +27,7 @@
 #include "core/affinity.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/netwait.h"
 #include "core/node.h"
 #include "core/proxy.h"
 #include "core/request.h"
@@ -34,6 +38,7 @@ int tdm_progress_strategy;
 long long tdm_eager_limit;
 atomic_int tdm_progress_blocked;
 atomic_int tdm_progress_own_work;
+atomic_int tdm_progress_waiters;
 
 static struct {
     pthread_t thread;
@@ -47,9 +52,10 @@ static struct {
     int max_pause_us;
     int cpu;
     atomic_long polls;
-    double started;    /* wall clock at start, seconds */
-    double cpu_spent;  /* the thread's CPU time, seconds, written when it ends */
-    double wall_spent; /* its life time, seconds, written by the stopping thread */
+    atomic_long socket_wakes; /* event policy: waits that socket news ended */
+    double started;           /* wall clock at start, seconds */
+    double cpu_spent;         /* the thread's CPU time, seconds, written when it ends */
+    double wall_spent;        /* its life time, seconds, written by the stopping thread */
 } engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .cpu = -1};
 
 static MPI_Comm private_comm = MPI_COMM_NULL;
@@ -70,6 +76,13 @@ static double seconds(clockid_t clock)
 
 static _Thread_local int on_thread; /* set in the progress thread only */
 
+/* The next pause of the sleep and event policies: twice this one, at most
+   the policy's longest. */
+static int doubled(int pause)
+{
+    return pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
+}
+
 static void *progress_main(void *unused)
 {
     (void)unused;
@@ -81,6 +94,16 @@ static void *progress_main(void *unused)
     int pause = 1;
     long seen = 0;
     int borrowing = 0; /* counted in the node's borrowers: it has work */
+    tdm_poll_policy policy = engine.policy;
+    if (policy == TDM_POLL_EVENT && tdm_netwait_open() != 0) {
+        tdm_log_warn("TANDEM_POLL=event: cannot watch sockets (epoll); sleeping instead");
+        policy = TDM_POLL_SLEEP;
+    }
+    /* Event policy: look for sockets the MPI library opened since the last
+       look; 2: now, 1: unless the last look is recent (a scan of the
+       process's descriptors costs tens of microseconds, too much for every
+       collective of a loop to pay when the thread wakes up for it). */
+    int rescan = 2;
     pthread_mutex_lock(&engine.lock);
     for (;;) {
         if (borrowing && (engine.stop || tdm_request_outstanding() == 0)) {
@@ -97,6 +120,7 @@ static void *progress_main(void *unused)
                 pthread_cond_wait(&engine.wake, &engine.lock);
             atomic_store_explicit(&engine.waiting, 0, memory_order_relaxed);
             pause = 1;
+            rescan = rescan > 1 ? rescan : 1;
         }
         if (engine.stop)
             break;
@@ -116,18 +140,42 @@ static void *progress_main(void *unused)
             if (now > seen) /* new work: poll eagerly again */
                 pause = 1;
             seen = now;
-            switch (engine.policy) {
+            switch (policy) {
             case TDM_POLL_SPIN: break;
             case TDM_POLL_YIELD: sched_yield(); break;
             case TDM_POLL_SLEEP:
                 tdm_pause_us(pause);
-                pause = pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
+                pause = doubled(pause);
                 break;
+            case TDM_POLL_EVENT: {
+                if (atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) > 0) {
+                    sched_yield(); /* an application thread waits for a proxy */
+                    pause = 1;
+                    break;
+                }
+                if (rescan)
+                    tdm_netwait_scan(rescan > 1 ? 0 : TDM_NETWAIT_RESCAN_MS);
+                int news = tdm_netwait(pause);
+                if (news)
+                    atomic_fetch_add_explicit(&engine.socket_wakes, 1, memory_order_relaxed);
+                /* A listening socket took a connection (a new socket for
+                   sure), or a wait heard nothing for the longest pause (maybe
+                   one the MPI library opened by itself). */
+                rescan = news & 2 ? 2 : news == 0 && pause == engine.max_pause_us ? 1 : 0;
+                /* The pause grows after news too: restarting it from 1 us
+                   after each one cost the receiver of a 4 MiB shaped
+                   transfer 7.3 ms of CPU instead of 2.4 (bench/transfer_cpu)
+                   and lowered the overlap of 4 MiB collectives by up to 29
+                   points (docs/PERFORMANCE.md, "Waiting on sockets"). */
+                pause = doubled(pause);
+                break;
+            }
             }
         }
         pthread_mutex_lock(&engine.lock);
     }
     pthread_mutex_unlock(&engine.lock);
+    tdm_netwait_close();
     engine.cpu_spent = seconds(CLOCK_THREAD_CPUTIME_ID); /* read after the join */
     return NULL;
 }
@@ -160,6 +208,7 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     engine.cpu = cpu;
     engine.stop = 0;
     atomic_store(&engine.polls, 0);
+    atomic_store(&engine.socket_wakes, 0);
     engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
         return -1;
@@ -189,6 +238,11 @@ void tdm_progress_times(double *cpu, double *wall)
 long tdm_progress_polls(void)
 {
     return atomic_load(&engine.polls);
+}
+
+long tdm_progress_socket_wakes(void)
+{
+    return atomic_load(&engine.socket_wakes);
 }
 
 int tdm_progress_on_thread(void)
@@ -250,8 +304,10 @@ int tdm_progress_start(void)
         return rc;
     tdm_progress_drive_fn poll =
         tdm_progress_strategy == TDM_PROGRESS_PROXY ? poll_proxies : drive_mpi;
-    if (tdm_progress_engine_start(poll, &private_comm, (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL),
-                                  (int)TDM_CONFIG_NUMBER(POLL_MAX_US), cpu) != 0) {
+    tdm_poll_policy policy = (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL);
+    int longest = (int)(policy == TDM_POLL_EVENT ? TDM_CONFIG_NUMBER(POLL_EVENT_US)
+                                                 : TDM_CONFIG_NUMBER(POLL_MAX_US));
+    if (tdm_progress_engine_start(poll, &private_comm, policy, longest, cpu) != 0) {
         tdm_log_warn("cannot start the progress thread; nonblocking calls progress as without "
                      "Tandem");
         PMPI_Comm_free(&private_comm);

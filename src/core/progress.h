@@ -37,6 +37,14 @@ static inline void tdm_progress_blocking_leave(void)
         atomic_fetch_sub_explicit(&tdm_progress_blocked, 1, memory_order_relaxed);
 }
 
+/* Number of application threads waiting for a proxy (tdm_proxy_wait_any:
+   driving it, then asleep). A thread that otherwise sleeps between polls
+   (TANDEM_POLL=event) polls and yields meanwhile, as the yield policy does:
+   each round it finished after a wake-up would cost the waiter a hand-off
+   (64 KiB collectives took 0.20-0.73 ms; docs/PERFORMANCE.md). It notices a
+   new waiter when its current wait ends (TANDEM_POLL_EVENT_US at most). */
+extern atomic_int tdm_progress_waiters;
+
 /* Work appeared (the tracker's count left zero): wake the thread. Any thread. */
 void tdm_progress_wake(void);
 
@@ -68,7 +76,7 @@ void tdm_pause_us(int us);
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 
-typedef enum { TDM_POLL_SPIN, TDM_POLL_YIELD, TDM_POLL_SLEEP } tdm_poll_policy;
+typedef enum { TDM_POLL_SPIN, TDM_POLL_YIELD, TDM_POLL_SLEEP, TDM_POLL_EVENT } tdm_poll_policy;
 
 /* Start the thread with a given drive function (the MPI-free core, used by the
    unit tests): 'cpu' >= 0 pins it there. Application thread. Returns 0. */
@@ -87,6 +95,10 @@ int tdm_progress_on_thread(void);
 
 /* Number of polls made so far (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_polls(void);
+
+/* Number of the event policy's waits ended by news on a socket rather than
+   by the timer (for tests and TANDEM_VERBOSE=2). */
+long tdm_progress_socket_wakes(void);
 
 /* Start Tandem's progress engine as the configuration says: a private
    communicator to poll on, the pinning, the thread. Collective over

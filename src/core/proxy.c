@@ -206,10 +206,9 @@ static long long now_ns(void)
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-void tdm_proxy_wait_any(tdm_proxy *const *proxies, int count)
+/* Drive the proxies for a while, then sleep until one is done. */
+static void wait_any(tdm_proxy *const *proxies, int count)
 {
-    if (any_done(proxies, count))
-        return;
     int (*drive)(void) = NULL;
     for (int i = 0; i < count && !drive; i++)
         if (proxies[i])
@@ -224,6 +223,15 @@ void tdm_proxy_wait_any(tdm_proxy *const *proxies, int count)
     while (!any_done(proxies, count))
         pthread_cond_wait(&finished, &finish_lock);
     pthread_mutex_unlock(&finish_lock);
+}
+
+void tdm_proxy_wait_any(tdm_proxy *const *proxies, int count)
+{
+    if (any_done(proxies, count))
+        return;
+    atomic_fetch_add_explicit(&tdm_progress_waiters, 1, memory_order_relaxed);
+    wait_any(proxies, count);
+    atomic_fetch_sub_explicit(&tdm_progress_waiters, 1, memory_order_relaxed);
 }
 
 /* Room for 'extra' more pending proxies. Progress thread. */
