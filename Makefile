@@ -123,6 +123,10 @@ tsan: build
 			|| { $(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \
 			-- $(CURDIR)/build/tsan/tests/test_$$t | tail -40; exit 1; }; \
 	done
+	@echo "== ThreadSanitizer: p2p_nonblocking over TCP, 2 ranks, TANDEM_POLL=event"
+	@$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) --env TANDEM_POLL=event \
+		--transport tcp -- $(CURDIR)/build/tsan/tests/test_p2p_nonblocking | tail -3 \
+		| grep -q "^passed" || { echo "failed; rerun the line above without the filter"; exit 1; }
 
 pytest: build
 	$(VPY) -m pytest -q tests/python

@@ -2,14 +2,15 @@
 """Run an MPI test program with and without Tandem and require identical output.
 
   compare.py --build DIR -n NP [--trace NAME ...] [--expect REGEX ...] [--env NAME=VALUE ...]
-             -- PROGRAM ARGS
+             [--transport shm|tcp] -- PROGRAM ARGS
 
 Both runs must exit 0 and print the same stdout; the run with Tandem must print
 no Tandem warning. With --trace, a third run sets TANDEM_TRACE=1 and requires a
 trace line for every NAME ("MPI_Isend (Fortran)"), which proves that the calls
 went through Tandem's entry points and not around them. With --expect, a run
 with TANDEM_VERBOSE=2 must print a line matching each REGEX on stderr (what
-Tandem reports of its own work at MPI_Finalize).
+Tandem reports of its own work at MPI_Finalize). --transport tcp makes the MPI
+library carry every message over loopback TCP, as the benchmarks' tcp rows do.
 """
 
 from __future__ import annotations
@@ -24,21 +25,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
+from tandem.bench import transport_settings
 from tandem.builds import load_build
 from tandem.launch import launch_command, launcher_environment
 
 TIMEOUT = 180
 
 
-def run(build, nprocs, program, with_tandem, env):
+def run(build, nprocs, program, with_tandem, env, launcher_args=()):
     """One launch in a directory of its own: tests that write files (MPI-IO)
     must not meet the files of tests running beside them."""
     with tempfile.TemporaryDirectory(prefix="tandem-test-") as cwd:
-        return run_in(build, nprocs, program, with_tandem, env, cwd)
+        return run_in(build, nprocs, program, with_tandem, env, cwd, launcher_args)
 
 
-def run_in(build, nprocs, program, with_tandem, env, cwd):
-    command = launch_command(build, nprocs, program, with_tandem=with_tandem, env=env)
+def run_in(build, nprocs, program, with_tandem, env, cwd, launcher_args=()):
+    command = launch_command(
+        build, nprocs, program, with_tandem=with_tandem, env=env, launcher_args=list(launcher_args)
+    )
     result = subprocess.run(
         command,
         capture_output=True,
@@ -58,6 +62,7 @@ def main() -> int:
     parser.add_argument("--trace", action="append", default=[])
     parser.add_argument("--expect", action="append", default=[], metavar="REGEX")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--transport", choices=["shm", "tcp"], default="shm")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -65,7 +70,8 @@ def main() -> int:
     if build is None:
         print(f"compare: no libtandem in {args.build}", file=sys.stderr)
         return 1
-    env = dict(pair.split("=", 1) for pair in args.env)
+    launcher_args, env = transport_settings(build, args.transport)
+    env.update(pair.split("=", 1) for pair in args.env)
     if "thread" in build.sanitize:
         # The MPI library is not instrumented: tests/tsan.supp names the reports
         # that lie wholly inside it. Any other report fails the run.
@@ -78,8 +84,8 @@ def main() -> int:
         env["UBSAN_OPTIONS"] = "print_stacktrace=1"
 
     failed = False
-    _, native = run(build, args.n, program, False, env)
-    command, tandem = run(build, args.n, program, True, env)
+    _, native = run(build, args.n, program, False, env, launcher_args)
+    command, tandem = run(build, args.n, program, True, env, launcher_args)
     print("$", " ".join(command))
     for name, result in (("without Tandem", native), ("with Tandem", tandem)):
         if result.returncode != 0:
@@ -95,13 +101,13 @@ def main() -> int:
         print(f"FAIL: Tandem printed on stderr:\n{tandem.stderr}")
         failed = True
     if args.trace:
-        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"))
+        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"), launcher_args)
         for name in args.trace:
             if f"trace {name}" not in traced.stderr:
                 print(f"FAIL: no trace line for {name}; stderr was:\n{traced.stderr[-3000:]}")
                 failed = True
     if args.expect:
-        _, verbose = run(build, args.n, program, True, dict(env, TANDEM_VERBOSE="2"))
+        _, verbose = run(build, args.n, program, True, dict(env, TANDEM_VERBOSE="2"), launcher_args)
         for pattern in args.expect:
             if not re.search(pattern, verbose.stderr):
                 print(f"FAIL: nothing matches {pattern!r}; stderr was:\n{verbose.stderr[-3000:]}")
