@@ -36,7 +36,8 @@ class Config:
 def configs_for(build: Build, transport: str) -> list[Config]:
     """Native, Tandem's two strategies as configured by default (TANDEM_POLL=yield,
     TANDEM_WAIT=auto) and with blocked ranks always lending their core
-    (TANDEM_WAIT=lend), and the MPI library's own progress thread."""
+    (TANDEM_WAIT=lend), drive waiting on sockets (TANDEM_POLL=event) where the
+    transport has them, and the MPI library's own progress thread."""
     configs = [
         Config("native", False),
         Config("tandem-drive-yield", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "yield"}),
@@ -44,6 +45,10 @@ def configs_for(build: Build, transport: str) -> list[Config]:
         Config("tandem-proxy-yield", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_POLL": "yield"}),
         Config("tandem-proxy-lend", True, {"TANDEM_PROGRESS": "proxy", "TANDEM_WAIT": "lend"}),
     ]
+    if transport != "shm":  # the event policy waits on sockets: TCP transports only
+        configs.append(
+            Config("tandem-drive-event", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "event"})
+        )
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
     elif transport != "shm":
@@ -711,11 +716,14 @@ COLLECTIVES = ("ibcast", "iallreduce", "iscatter", "ialltoall")
 
 def coll_configs(build: Build, transport: str) -> list[Config]:
     """The MPI's own collectives, alone and with its progress thread, against
-    Tandem's schedules moved by the progress thread."""
+    Tandem's schedules moved by the progress thread (yielding, and waiting on
+    the sockets where the transport has them)."""
     tandem = {"TANDEM_PROGRESS": "proxy", "TANDEM_COLL": "tandem"}
     if transport != "shm":  # TCP and the shaped network stand for separate nodes
         tandem["TANDEM_COLL_SHM"] = "0"
     configs = [Config("native", False), Config("tandem-coll", True, tandem)]
+    if transport != "shm":
+        configs.append(Config("tandem-coll-event", True, dict(tandem, TANDEM_POLL="event")))
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
     return configs
