@@ -2,7 +2,8 @@
  * Pinning of the progress thread. "auto" looks for a CPU that no rank of the
  * node is bound to (Open MPI binds ranks to cores by default, and a progress
  * thread that inherits its rank's core only steals from the computation);
- * without such a spare CPU the thread shares the rank's CPUs.
+ * without such a spare CPU the thread shares the rank's CPUs, as it always
+ * does with "share" (spare CPUs kept for something else).
  */
 #include "core/affinity.h"
 
@@ -53,8 +54,9 @@ static int parse_list(const char *spec, int *cpus, int max)
 static cpu_set_t node_cpus;
 static int node_cpus_known;
 
-/* A CPU of the node that no local rank is bound to, spread over local ranks. */
-static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
+/* A CPU of the node that no local rank is bound to, spread over local ranks
+   (with 'take_spare' 0, none: the thread shares the ranks' CPUs). */
+static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spare, int *cpu)
 {
     cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local_size);
     if (!all)
@@ -75,7 +77,7 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int *cpu)
         for (int c = 0; c < online && c < CPU_SETSIZE; c++)
             if (!CPU_ISSET(c, &bound))
                 spare[nspare++] = c;
-        *cpu = nspare > 0 ? spare[local_rank % nspare] : -1;
+        *cpu = take_spare && nspare > 0 ? spare[local_rank % nspare] : -1;
     }
     free(all);
     return rc;
@@ -102,6 +104,8 @@ int tdm_affinity_choose(const char *spec, int *cpu)
     int local_rank, local_size;
     PMPI_Comm_rank(node, &local_rank);
     PMPI_Comm_size(node, &local_size);
+    if (strcmp(spec, "share") == 0)
+        return spare_cpu(node, local_rank, local_size, 0, cpu);
     int cpus[CPU_SETSIZE];
     int n = strcmp(spec, "auto") == 0 ? 0 : parse_list(spec, cpus, CPU_SETSIZE);
     if (n > 0) {
@@ -109,8 +113,8 @@ int tdm_affinity_choose(const char *spec, int *cpu)
         return MPI_SUCCESS;
     }
     if (n < 0 && tdm_world_rank == 0)
-        tdm_log_warn("TANDEM_PROGRESS_CPUS=%s is not valid: expected auto, none, or a list of "
-                     "CPU numbers such as 2,3 or 2_3; using auto",
+        tdm_log_warn("TANDEM_PROGRESS_CPUS=%s is not valid: expected auto, share, none, or a "
+                     "list of CPU numbers such as 2,3 or 2_3; using auto",
                      spec);
-    return spare_cpu(node, local_rank, local_size, cpu);
+    return spare_cpu(node, local_rank, local_size, 1, cpu);
 }

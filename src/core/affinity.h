@@ -5,7 +5,7 @@
 #include <pthread.h>
 
 /* Choose the progress thread's CPU for this rank from the setting 'spec'
-   ("auto", "none" or a list "2,3" / "2_3", one CPU per local rank). Sets
+   ("auto", "share", "none" or a list "2,3" / "2_3", one CPU per local rank). Sets
    *cpu to -1 when the thread shares the rank's own CPUs. Collective over the
    node's ranks (it compares their bindings; tdm_node_init ran). Application
    thread, in MPI_Init. Returns an MPI error code. */

@@ -300,8 +300,8 @@ def test_bad_progress_cpu_list_warns_and_falls_back(build):
     result = launch(build, 2, [program], env=env)
     assert result.returncode == 0, result.stderr
     assert (
-        "TANDEM_PROGRESS_CPUS=1-3 is not valid: expected auto, none, or a list of CPU numbers "
-        "such as 2,3 or 2_3; using auto"
+        "TANDEM_PROGRESS_CPUS=1-3 is not valid: expected auto, share, none, or a list of CPU "
+        "numbers such as 2,3 or 2_3; using auto"
     ) in result.stderr
 
 
