@@ -1,20 +1,28 @@
 /*
- * The node's ranks and their shared counter (node.h). The counter is one int
- * in a shared-memory window that local rank 0 allocates; every rank adds to it
- * atomically. Without the window (an MPI library that refuses it) the count
- * reads 1, so lending waits behave as if a thread always wanted a CPU.
+ * The node's ranks and what they share (node.h): a counter of borrowers and
+ * one slot per local rank naming the CPU it lends, in a shared-memory window
+ * that local rank 0 allocates. Without the window (an MPI library that
+ * refuses it) the count reads 1, so lending waits behave as if a thread
+ * always wanted a CPU, and no CPU is ever seen lent.
  */
 #include "core/node.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
+/* The window's content. */
+typedef struct {
+    atomic_int borrowers; /* progress threads of the node that have work */
+    atomic_int lent[];    /* per local rank: the CPU it lends + 1, or 0 */
+} shared_state;
+
 static struct {
     MPI_Comm comm;
     MPI_Win window;
-    atomic_int *borrowers; /* in the window; NULL without one */
-    unsigned char *mates;  /* world rank -> shares this node; NULL if unknown */
+    shared_state *shared; /* in the window; NULL without one */
+    unsigned char *mates; /* world rank -> shares this node; NULL if unknown */
     int world_size;
+    int local_rank, local_size;
 } node = {.comm = MPI_COMM_NULL, .window = MPI_WIN_NULL};
 
 static void mark_mates(int local_size)
@@ -44,12 +52,13 @@ static void mark_mates(int local_size)
     free(in_world);
 }
 
-/* The shared counter: local rank 0 holds it and sets it to 0 before anyone
-   reads it (the barrier). */
-static void share_counter(int local_rank)
+/* The shared state: local rank 0 holds it and zeroes it before anyone reads
+   it (the barrier). */
+static void share_state(int local_rank, int local_size)
 {
     void *base = NULL;
-    MPI_Aint bytes = local_rank == 0 ? (MPI_Aint)sizeof(atomic_int) : 0;
+    MPI_Aint need = (MPI_Aint)(sizeof(shared_state) + sizeof(atomic_int) * (size_t)local_size);
+    MPI_Aint bytes = local_rank == 0 ? need : 0;
     if (PMPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, node.comm, &base, &node.window) !=
         MPI_SUCCESS) {
         node.window = MPI_WIN_NULL;
@@ -57,14 +66,16 @@ static void share_counter(int local_rank)
     }
     MPI_Aint size;
     int unit;
-    if (PMPI_Win_shared_query(node.window, 0, &size, &unit, &base) != MPI_SUCCESS ||
-        size < (MPI_Aint)sizeof(atomic_int)) {
+    if (PMPI_Win_shared_query(node.window, 0, &size, &unit, &base) != MPI_SUCCESS || size < need) {
         PMPI_Win_free(&node.window);
         return;
     }
-    node.borrowers = base;
-    if (local_rank == 0)
-        atomic_init(node.borrowers, 0);
+    node.shared = base;
+    if (local_rank == 0) {
+        atomic_init(&node.shared->borrowers, 0);
+        for (int i = 0; i < local_size; i++)
+            atomic_init(&node.shared->lent[i], 0);
+    }
     PMPI_Barrier(node.comm);
 }
 
@@ -74,11 +85,10 @@ int tdm_node_init(void)
         PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node.comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    int local_rank, local_size;
-    PMPI_Comm_rank(node.comm, &local_rank);
-    PMPI_Comm_size(node.comm, &local_size);
-    mark_mates(local_size);
-    share_counter(local_rank);
+    PMPI_Comm_rank(node.comm, &node.local_rank);
+    PMPI_Comm_size(node.comm, &node.local_size);
+    mark_mates(node.local_size);
+    share_state(node.local_rank, node.local_size);
     return MPI_SUCCESS;
 }
 
@@ -104,18 +114,41 @@ int tdm_node_single(void)
 
 void tdm_node_borrow(int delta)
 {
-    if (node.borrowers)
-        atomic_fetch_add_explicit(node.borrowers, delta, memory_order_relaxed);
+    if (node.shared)
+        atomic_fetch_add_explicit(&node.shared->borrowers, delta, memory_order_relaxed);
 }
 
 int tdm_node_borrowers(void)
 {
-    return node.borrowers ? atomic_load_explicit(node.borrowers, memory_order_relaxed) : 1;
+    return node.shared ? atomic_load_explicit(&node.shared->borrowers, memory_order_relaxed) : 1;
+}
+
+void tdm_node_lend(int cpu)
+{
+    if (node.shared)
+        atomic_store_explicit(&node.shared->lent[node.local_rank], cpu < 0 ? 0 : cpu + 1,
+                              memory_order_relaxed);
+}
+
+int tdm_node_lent_cpu(int current)
+{
+    if (!node.shared)
+        return -1;
+    int first = -1;
+    for (int k = 1; k <= node.local_size; k++) {
+        int i = (node.local_rank + k) % node.local_size;
+        int cpu = atomic_load_explicit(&node.shared->lent[i], memory_order_relaxed) - 1;
+        if (cpu >= 0 && cpu == current)
+            return cpu;
+        if (cpu >= 0 && first < 0)
+            first = cpu;
+    }
+    return first;
 }
 
 void tdm_node_finalize(void)
 {
-    node.borrowers = NULL;
+    node.shared = NULL;
     if (node.window != MPI_WIN_NULL)
         PMPI_Win_free(&node.window);
     if (node.comm != MPI_COMM_NULL)

@@ -1,9 +1,12 @@
 /*
  * What the ranks of one node know of each other: which ranks of
- * MPI_COMM_WORLD they are, and how many of their progress threads want a CPU
- * right now (a counter in shared memory). A rank blocked in a lending wait
- * (TANDEM_WAIT) sleeps between its polls only while some thread of its node
- * wants a CPU: with nobody to lend to, sleeping would only delay it.
+ * MPI_COMM_WORLD they are, how many of their progress threads want a CPU
+ * right now, and which CPUs ranks blocked in a lending wait leave idle (both
+ * in shared memory). A rank blocked in a lending wait (TANDEM_WAIT) sleeps
+ * between its polls only while some thread of its node wants a CPU: with
+ * nobody to lend to, sleeping would only delay it. A progress thread with
+ * work and no CPU of its own moves to a lent CPU while it is lent, instead of
+ * waiting for the scheduler to notice the idle core.
  */
 #ifndef TDM_NODE_H
 #define TDM_NODE_H
@@ -34,6 +37,15 @@ void tdm_node_borrow(int delta);
 /* How many progress threads of this node want a CPU now; 1 when the counter
    could not be shared. Any thread. */
 int tdm_node_borrowers(void);
+
+/* This rank, blocked in a lending wait, leaves 'cpu' idle (>= 0), or takes
+   it back (-1). Application thread. */
+void tdm_node_lend(int cpu);
+
+/* A CPU that a rank of this node lends now, or -1: 'current' if it is still
+   lent, else the first lent one after this rank's own slot (so that the
+   threads of several ranks spread over several lenders). Any thread. */
+int tdm_node_lent_cpu(int current);
 
 /* Free the counter and the communicator. Collective over the node's ranks;
    in MPI_Finalize, after Tandem's threads stopped. */

@@ -53,6 +53,8 @@ static struct {
     int cpu;
     atomic_long polls;
     atomic_long socket_wakes; /* event policy: waits that socket news ended */
+    atomic_long moves;        /* moves to a CPU a blocked rank lent */
+    atomic_int may_move;      /* runs on the node's CPUs: may move to a lent one */
     double started;           /* wall clock at start, seconds */
     double cpu_spent;         /* the thread's CPU time, seconds, written when it ends */
     double wall_spent;        /* its life time, seconds, written by the stopping thread */
@@ -83,6 +85,26 @@ static int doubled(int pause)
     return pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
 }
 
+/* Follow the CPUs that ranks of the node lend: run on one while it is lent
+   (the idle core of a rank blocked in a lending wait), and on any CPU of the
+   node's ranks otherwise. Left to itself, the scheduler keeps a thread that
+   just ran beside the computation where it is (cache-hot), and a transfer of
+   a millisecond is over before its balancing would move it. '*placed' is the
+   CPU the thread is pinned to, or -1; 'want' says whether it has work. */
+static void follow_lent_cpu(int *placed, int want)
+{
+    if (!atomic_load_explicit(&engine.may_move, memory_order_relaxed))
+        return;
+    int cpu = want ? tdm_node_lent_cpu(*placed) : -1;
+    if (cpu == *placed)
+        return;
+    if (cpu >= 0 ? tdm_affinity_pin_self(cpu) : tdm_affinity_share_node(pthread_self()))
+        return; /* refused: stay where it is */
+    if (cpu >= 0)
+        atomic_fetch_add_explicit(&engine.moves, 1, memory_order_relaxed);
+    *placed = cpu;
+}
+
 static void *progress_main(void *unused)
 {
     (void)unused;
@@ -94,6 +116,7 @@ static void *progress_main(void *unused)
     int pause = 1;
     long seen = 0;
     int borrowing = 0; /* counted in the node's borrowers: it has work */
+    int placed = -1;   /* the lent CPU it runs on, or -1 */
     tdm_poll_policy policy = engine.policy;
     if (policy == TDM_POLL_EVENT && tdm_netwait_open() != 0) {
         tdm_log_warn("TANDEM_POLL=event: cannot watch sockets (epoll); sleeping instead");
@@ -109,6 +132,7 @@ static void *progress_main(void *unused)
         if (borrowing && (engine.stop || tdm_request_outstanding() == 0)) {
             tdm_node_borrow(-1);
             borrowing = 0;
+            follow_lent_cpu(&placed, 0);
         }
         while (!engine.stop && tdm_request_outstanding() == 0) {
             /* Announce the sleep, then look at the count once more: a waker
@@ -129,6 +153,11 @@ static void *progress_main(void *unused)
             tdm_node_borrow(1);
             borrowing = 1;
         }
+        /* Move only while the application computes: when it waits, its own
+           core is idle, and a move would only put two transfers on one core. */
+        follow_lent_cpu(&placed,
+                        atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) == 0 &&
+                            atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) == 0);
 
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
@@ -209,6 +238,8 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     engine.stop = 0;
     atomic_store(&engine.polls, 0);
     atomic_store(&engine.socket_wakes, 0);
+    atomic_store(&engine.moves, 0);
+    atomic_store(&engine.may_move, 0);
     engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
         return -1;
@@ -257,8 +288,14 @@ int tdm_progress_cpu(void)
 
 void tdm_progress_share_node(void)
 {
-    if (tdm_progress_running && engine.cpu < 0)
-        tdm_affinity_share_node(engine.thread);
+    if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0)
+        atomic_store_explicit(&engine.may_move, (int)TDM_CONFIG_NUMBER(WAIT_MOVE),
+                              memory_order_relaxed);
+}
+
+long tdm_progress_moves(void)
+{
+    return atomic_load(&engine.moves);
 }
 
 int (*tdm_progress_extra_poll)(void);

@@ -111,8 +111,12 @@ void tdm_progress_stop(void);
 /* The CPU the progress thread was pinned to, or -1 (shared / unpinned). */
 int tdm_progress_cpu(void);
 
-/* Let a thread without a CPU of its own run on any CPU of the node's ranks
-   (where a rank lends its core: TANDEM_WAIT). Application thread. */
+/* Let a thread without a CPU of its own run on any CPU of the node's ranks,
+   and move to a CPU that a rank blocked in a lending wait leaves idle
+   (TANDEM_WAIT) while it has work. Application thread. */
 void tdm_progress_share_node(void);
+
+/* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
+long tdm_progress_moves(void);
 
 #endif

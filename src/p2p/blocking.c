@@ -13,15 +13,18 @@
  * through the communicator's error handler by the MPI library itself.
  *
  * Lending pays only when a thread of this node wants the core and the
- * message is limited by the network. A waiter that sleeps delays a transfer
- * its own CPU drives: a copy through shared memory between node mates, or
- * loopback TCP, where lending unconditionally cost 20-50% of the 4 MiB
- * ping-pong bandwidth (docs/PERFORMANCE.md). So auto lends only to peers not
- * reached through the MPI library's shared memory, and sleeps only while a
- * progress thread of this node has work (tdm_node_borrowers); lend always
- * sleeps. Application threads.
+ * waiter has nothing to do. A waiter that sleeps delays a transfer its own
+ * CPU drives: the receiver's copy through shared memory between node mates,
+ * or loopback TCP, where lending unconditionally cost 20-50% of the 4 MiB
+ * ping-pong bandwidth (docs/PERFORMANCE.md). So auto lends in sends, and in
+ * receives from peers not reached through the MPI library's shared memory,
+ * and sleeps only while a progress thread of this node has work
+ * (tdm_node_borrowers); lend always sleeps. While it lends, the waiter
+ * publishes its CPU (tdm_node_lend), and such a thread moves there while its
+ * own application computes. Application threads.
  */
 #include <mpi.h>
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include "core/node.h"
@@ -62,8 +65,6 @@ void tdm_lend_init(int thread_has_own_cpu)
                         : TDM_LEND_NEVER;
     }
     lend.node_shm = lend.mode == TDM_LEND_REMOTE && tdm_impl_node_uses_shm();
-    if (lend.node_shm && tdm_node_single())
-        lend.mode = TDM_LEND_NEVER; /* every peer is a node mate (spawned ranks aside) */
 }
 
 void tdm_lend_stop(void)
@@ -74,7 +75,8 @@ void tdm_lend_stop(void)
 const char *tdm_lend_scope(void)
 {
     return lend.mode == TDM_LEND_ALWAYS   ? "every peer"
-           : lend.mode == TDM_LEND_REMOTE ? (lend.node_shm ? "peers on other nodes"
+           : lend.mode == TDM_LEND_REMOTE ? (lend.node_shm ? "sends to every peer, receives "
+                                                             "from peers on other nodes"
                                                            : "every peer (the MPI library keeps "
                                                              "node mates off shared memory)")
                                           : NULL;
@@ -106,8 +108,15 @@ static int through_shm(MPI_Comm comm, int peer)
     return world_rank == MPI_UNDEFINED || tdm_node_mate(world_rank);
 }
 
-/* Whether a blocking call moving count x datatype with 'peer' lends its core. */
-static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer)
+enum { TO_PEER, FROM_PEER };
+
+/* Whether a blocking call moving count x datatype to or from 'peer' lends its
+   core. Through Open MPI's shared memory the receiver makes the copy of a
+   large message (a single-copy get): a blocked sender has nothing to do
+   meanwhile, a blocked receiver has. MPICH 4.0.2's sender fills shared cells,
+   which a lent send does at its polls; measured ahead of spinning all the
+   same when the receiver computes (docs/PERFORMANCE.md). */
+static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer, int direction)
 {
     if (__builtin_expect(lend.mode == TDM_LEND_NEVER, 1) || peer == MPI_PROC_NULL ||
         comm == MPI_COMM_NULL)
@@ -116,7 +125,16 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
     if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
         (long long)count * size <= tdm_eager_limit)
         return 0; /* a bad datatype: the MPI library's own call reports it */
-    return lend.mode == TDM_LEND_ALWAYS || !through_shm(comm, peer);
+    return lend.mode == TDM_LEND_ALWAYS || direction == TO_PEER || !through_shm(comm, peer);
+}
+
+/* Whether a receive of count x datatype from 'peer' is a copy above the
+   eager limit through shared memory. */
+static int receives_through_shm(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer)
+{
+    int size = 0;
+    return peer != MPI_PROC_NULL && PMPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+           (long long)count * size > tdm_eager_limit && through_shm(comm, peer);
 }
 
 /* Test every request not yet complete; *left is how many remain. The first
@@ -169,6 +187,20 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
     return rc;
 }
 
+/* The core of a lending call is lent from before its operation is posted
+   (a progress thread of the node with work may move there at once: its
+   transfer may be over before the spinning is) until it returns. */
+static void lend_begin(void)
+{
+    tdm_node_lend(sched_getcpu());
+}
+
+static int lend_end(int rc)
+{
+    tdm_node_lend(-1);
+    return rc;
+}
+
 /* -------------------------------------------------------------- the calls */
 
 /* A send that lends: post it with START (PMPI_Isend, PMPI_Issend or
@@ -178,12 +210,13 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
                                 int dest, int tag, MPI_Comm comm)                              \
     {                                                                                          \
         (void)lang;                                                                            \
-        if (!lends(count, datatype, comm, dest))                                               \
+        if (!lends(count, datatype, comm, dest, TO_PEER))                                      \
             return PMPI_##Name##suffix(buf, count, datatype, dest, tag, comm);                 \
         MPI_Request request;                                                                   \
         MPI_Status status;                                                                     \
+        lend_begin();                                                                          \
         int rc = START##suffix(buf, count, datatype, dest, tag, comm, &request);               \
-        return rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status);                       \
+        return lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status));             \
     }
 
 /* The blocking receives also record what arrived while monitoring records:
@@ -193,16 +226,20 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
                               int tag, MPI_Comm comm, MPI_Status *status)                          \
     {                                                                                              \
         (void)lang;                                                                                \
-        int lent = lends(count, datatype, comm, source);                                           \
+        int lent = lends(count, datatype, comm, source, FROM_PEER);                                \
         if (!lent && !tdm_monitor_on())                                                            \
             return PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, status);             \
         MPI_Status own;                                                                            \
         MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;                              \
         MPI_Request request;                                                                       \
-        int rc = lent ? PMPI_Irecv##suffix(buf, count, datatype, source, tag, comm, &request)      \
-                      : PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, st);            \
-        if (lent && rc == MPI_SUCCESS)                                                             \
-            rc = lend_wait(1, &request, st);                                                       \
+        int rc;                                                                                    \
+        if (lent) {                                                                                \
+            lend_begin();                                                                          \
+            rc = PMPI_Irecv##suffix(buf, count, datatype, source, tag, comm, &request);            \
+            rc = lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, st));                    \
+        } else {                                                                                   \
+            rc = PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, st);                   \
+        }                                                                                          \
         if (rc == MPI_SUCCESS && tdm_monitor_on())                                                 \
             tdm_monitor_received(st, comm);                                                        \
         return rc;                                                                                 \
@@ -213,8 +250,11 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
                                   MPI_Comm comm, MPI_Status *status)                               \
     {                                                                                              \
         (void)lang;                                                                                \
-        int lent =                                                                                 \
-            lends(sendcount, sendtype, comm, dest) || lends(recvcount, recvtype, comm, source);    \
+        int lent = lends(sendcount, sendtype, comm, dest, TO_PEER) ||                              \
+                   lends(recvcount, recvtype, comm, source, FROM_PEER);                            \
+        if (lent && lend.mode != TDM_LEND_ALWAYS &&                                                \
+            receives_through_shm(recvcount, recvtype, comm, source))                               \
+            lent = 0; /* its receive is a copy this rank makes */                                  \
         if (!lent && !tdm_monitor_on())                                                            \
             return PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,     \
                                          recvcount, recvtype, source, recvtag, comm, status);      \
@@ -226,6 +266,7 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
         if (lent) {                                                                                \
             /* the receive first, as MPI libraries post it, so a send to self matches */           \
             MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};                        \
+            lend_begin();                                                                          \
             rc = PMPI_Irecv##suffix(recvbuf, recvcount, recvtype, source, recvtag, comm,           \
                                     &requests[0]);                                                 \
             if (rc == MPI_SUCCESS) {                                                               \
@@ -241,6 +282,7 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
                 rc = lend_wait(2, requests, both);                                                 \
                 *st = both[0];                                                                     \
             }                                                                                      \
+            lend_end(rc);                                                                          \
         } else {                                                                                   \
             rc = PMPI_Sendrecv##suffix(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,       \
                                        recvcount, recvtype, source, recvtag, comm, st);            \

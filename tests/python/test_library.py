@@ -359,3 +359,39 @@ def test_a_lending_receive_leaves_its_core_idle(build):
     one_node = build.family == "Open MPI"
     assert (blocked_cpu_share(build, network, borrow=True) < 0.5) == one_node
     assert blocked_cpu_share(build, base, borrow=True) > 0.8
+
+
+def blocked_send(build, env: dict[str, str] | None) -> tuple[int, list[int]]:
+    """test_blocked_cpu send: of rank 1's five 1 MiB MPI_Sends, each to rank 0
+    which computes for 100 ms with the matching receive posted, how many
+    returned before rank 0 began to wait; and how many times each rank's
+    progress thread moved to a lent CPU (env None: without Tandem)."""
+    program = [program_path(build, "test_blocked_cpu"), "send"]
+    full = None if env is None else dict(env, TANDEM_VERBOSE="2")
+    result = launch(build, 2, program, env=full, with_tandem=env is not None)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "received 5 x 1048576 bytes from 1, 5 right" in result.stdout, result.stdout
+    sent = re.search(r"sent 5 x 1048576 bytes to 0, (\d) before the receiver waited", result.stdout)
+    assert sent, result.stdout
+    moves = {
+        int(rank): int(n)
+        for rank, n in re.findall(r"tandem\[(\d)\]: progress thread: .* (\d+) moves", result.stderr)
+    }
+    assert env is None or len(moves) == 2, result.stderr
+    return int(sent.group(1)), [moves.get(0, 0), moves.get(1, 0)]
+
+
+def test_a_blocked_sender_lends_its_core_to_the_receivers_thread(build):
+    """Over the MPI library's shared memory the receiver copies a large
+    message, so a rank blocked in MPI_Send has nothing to do: it lends its
+    core, and the progress thread of the receiver, which computes, moves
+    there (TANDEM_PROGRESS_CPUS=share: as on a node without a spare CPU) and
+    completes the transfer before the receiver's MPI_Wait. Without Tandem
+    every send waits for that MPI_Wait; with TANDEM_WAIT_MOVE=0 or
+    TANDEM_WAIT=spin the thread stays where the scheduler put it."""
+    assert blocked_send(build, None)[0] == 0
+    base = {"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "share"}
+    early, moves = blocked_send(build, base)
+    assert early >= 4 and moves[0] >= 1 and moves[1] == 0, (early, moves)
+    assert blocked_send(build, dict(base, TANDEM_WAIT_MOVE="0"))[1] == [0, 0]
+    assert blocked_send(build, dict(base, TANDEM_WAIT="spin"))[1] == [0, 0]
