@@ -39,7 +39,9 @@ void tdm_node_borrow(int delta);
 int tdm_node_borrowers(void);
 
 /* This rank, blocked in a lending wait, leaves 'cpu' idle (>= 0), or takes
-   it back (-1). Application thread. */
+   it back (-1). Application thread. One slot per rank: with several of its
+   threads lending at once, the slot names the last one's CPU, and the first
+   to return clears it (a thread then stays where the scheduler puts it). */
 void tdm_node_lend(int cpu);
 
 /* A CPU that a rank of this node lends now, or -1: 'current' if it is still
