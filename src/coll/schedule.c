@@ -183,9 +183,13 @@ static coll_comm *finish_pending(pending_dup *p, MPI_Comm comm)
    or, for MPI_Comm_idup, a nonblocking duplicate finished here. A
    communicator made otherwise (an MPI_Comm_idup_with_info, a constructor
    called through mpi_f08) gets it on its first Tandem collective, which then
-   waits for every rank (README, known issues). NULL for an inter-communicator or without
-   memory: the caller leaves the call to MPI. */
-static coll_comm *state_of(MPI_Comm comm)
+   waits for every rank (README, known issues). 'made' says that the call
+   comes from where 'comm' was made: the private copy is then made with
+   tdm_comm_copy, which leaves the MPI library's collective state of 'comm'
+   as it would be without Tandem; elsewhere a receive of the application may
+   be posted on 'comm', so it is an MPI_Comm_dup. NULL for an
+   inter-communicator or without memory: the caller leaves the call to MPI. */
+static coll_comm *state_of(MPI_Comm comm, int made)
 {
     coll_comm *c = NULL;
     int flag = 0, inter = 0;
@@ -204,7 +208,7 @@ static coll_comm *state_of(MPI_Comm comm)
     c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    if (PMPI_Comm_dup(comm, &c->dup) != MPI_SUCCESS) {
+    if ((made ? tdm_comm_copy(comm, &c->dup) : PMPI_Comm_dup(comm, &c->dup)) != MPI_SUCCESS) {
         free(c);
         return NULL;
     }
@@ -217,7 +221,7 @@ static coll_comm *state_of(MPI_Comm comm)
 void tdm_coll_comm_created(MPI_Comm comm)
 {
     if (keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
-        (void)state_of(comm);
+        (void)state_of(comm, 1);
 }
 
 void tdm_coll_comm_posted(MPI_Comm parent, MPI_Comm comm)
@@ -295,7 +299,7 @@ static void release(tdm_proxy *proxy)
 
 tdm_schedule *tdm_schedule_new(MPI_Comm comm)
 {
-    coll_comm *c = state_of(comm);
+    coll_comm *c = state_of(comm, 0);
     if (!c)
         return NULL;
     tdm_schedule *s = (tdm_schedule *)tdm_proxy_new(sizeof *s);

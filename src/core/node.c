@@ -79,10 +79,9 @@ static void share_state(int local_rank, int local_size)
     PMPI_Barrier(node.comm);
 }
 
-int tdm_node_init(void)
+int tdm_node_init(MPI_Comm world)
 {
-    int rc =
-        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node.comm);
+    int rc = PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node.comm);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_rank(node.comm, &node.local_rank);

@@ -13,11 +13,11 @@
 
 #include <mpi.h>
 
-/* Learn the node: split MPI_COMM_WORLD by shared memory, note the node
-   mates, and make the shared counter. Collective over MPI_COMM_WORLD;
-   application thread, in MPI_Init, before Tandem's threads start. Returns an
-   MPI error code. */
-int tdm_node_init(void);
+/* Learn the node: split 'world', Tandem's copy of MPI_COMM_WORLD, by shared
+   memory, note the node mates, and make the shared counter. Collective over
+   MPI_COMM_WORLD; application thread, in MPI_Init, before Tandem's threads
+   start. Returns an MPI error code. */
+int tdm_node_init(MPI_Comm world);
 
 /* The communicator of this node's ranks (MPI_COMM_NULL before
    tdm_node_init or after tdm_node_finalize). */

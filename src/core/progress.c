@@ -330,9 +330,9 @@ int tdm_progress_start(void)
         tdm_eager_limit = tdm_progress_strategy == TDM_PROGRESS_PROXY ? 64 << 10 : 4 << 10;
     if (tdm_progress_strategy == TDM_PROGRESS_OFF)
         return MPI_SUCCESS;
-    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &private_comm);
+    int rc = tdm_comm_copy(MPI_COMM_WORLD, &private_comm);
     if (rc == MPI_SUCCESS)
-        rc = tdm_node_init();
+        rc = tdm_node_init(private_comm);
     if (rc != MPI_SUCCESS)
         return rc;
     int cpu = -1;

@@ -35,6 +35,25 @@ void tdm_trace_call(const char *function, int lang);
    element, not cancelled): what a null request completes with. */
 void tdm_status_empty(MPI_Status *status);
 
+/* A private copy of the intra-communicator 'comm', for Tandem's own
+   messages, with comm's error handler. It is made with MPI_Comm_create_group
+   over comm's whole group, not MPI_Comm_dup, because a duplicate runs the MPI
+   library's collectives on 'comm' itself, and the application can tell:
+   Open MPI 4.1 numbers the tags of the nonblocking collectives of a
+   communicator with one counter, and each communicator made from it takes
+   three or more of them. Tandem taking some would move every later tag of
+   the application's, and Open MPI's treematch component sends the edges of
+   an MPI_Dist_graph_create with the fixed tags -50 and -51 on its parent,
+   which that counter reaches after some 23 nonblocking collectives there, so
+   whether such a program hangs would depend on Tandem (README, known issues).
+   A duplicate would also run the application's attribute copy callbacks.
+   MPI_Comm_create_group agrees with point-to-point messages on 'comm', under
+   a tag of the application's range, so this is called only where no other
+   thread may have posted a receive on 'comm' yet: in MPI_Init, and in the
+   constructor that made 'comm'. Collective over 'comm'; returns an MPI error
+   code. */
+int tdm_comm_copy(MPI_Comm comm, MPI_Comm *copy);
+
 /* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
 extern int tdm_world_rank;
 

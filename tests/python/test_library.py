@@ -155,6 +155,46 @@ def test_shared_memory_slots_stay_within_their_limit(build):
         assert result.stderr.count(said) == refused, (limit, result.stderr)
 
 
+def collective_calls_seen(build, env: dict[str, str]) -> dict[str, dict[str, int]]:
+    """Per rank, the calls that made a communicator or a window from one of
+    the application's communicators while test_coll_first_use ran
+    (tests/c/watch_comm_calls.c)."""
+    program = program_path(build, "test_coll_first_use")
+    watcher = str(build.directory / "tests" / "libwatch_comm_calls.so")
+    result = launch(build, 3, [program], env=env, extra_preload=watcher)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("== ok") == 1, result.stdout
+    lines = re.findall(r"watch\[(\d+)\]:(.*)", result.stderr)
+    assert len(lines) == 3, result.stderr
+    return {
+        rank: dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", counts))
+        for rank, counts in lines
+    }
+
+
+def test_tandem_makes_its_communicators_without_the_applications_collectives(build):
+    """Tandem's private copies of MPI_COMM_WORLD and of every communicator the
+    application makes come from MPI_Comm_create_group, not from a duplicate
+    or a split of the application's communicator: in Open MPI 4.1 those take
+    tags from the communicator's nonblocking collectives, and whether a
+    program hit that MPI's tag clash in MPI_Dist_graph_create would depend on
+    Tandem. So the calls that make communicators and windows from the
+    application's communicators are the application's own, as without
+    Tandem, but for MPI_Comm_idup, beside which Tandem posts its own."""
+    without = collective_calls_seen(build, {"TANDEM_DISABLE": "1"})
+    assert without["0"]["Comm_dup"] == 1 and without["0"]["Comm_idup"] == 3, without
+    for strategy in ("drive", "proxy"):
+        env = {
+            "TANDEM_PROGRESS": strategy,
+            "TANDEM_COLL": "tandem",
+            "TANDEM_COLL_BLOCKING": "tandem",
+        }
+        seen = collective_calls_seen(build, env)
+        for rank, counts in without.items():
+            assert seen[rank]["Comm_idup"] == 2 * counts["Comm_idup"], (strategy, seen[rank])
+            assert dict(seen[rank], Comm_idup=0) == dict(counts, Comm_idup=0), (strategy, rank)
+
+
 @pytest.mark.parametrize(("library", "program"), [("mpich", "openmpi"), ("openmpi", "mpich")])
 def test_wrong_build_gives_a_clear_error(library, program):
     lib = build_for(library)
