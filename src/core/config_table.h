@@ -57,10 +57,11 @@ TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
            "CPU that a rank of the node blocked in a lending wait (TANDEM_WAIT) leaves idle; "
            "0 leaves the choice to the scheduler, which keeps a thread where it just ran.")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
-           "Where the progress thread runs: auto (a CPU that no rank of the node is bound to, "
-           "else it shares the rank's CPUs, and those of the node's ranks while TANDEM_WAIT "
-           "lends), share (as auto without a spare CPU, leaving spare ones alone), none (where "
-           "the OS puts it), or one CPU per local rank as a list such as 2,3 or 2_3.")
+           "Where the progress thread runs: auto (a CPU that no rank of the node, the host, is "
+           "bound to, else it shares the rank's CPUs, and those of the node's ranks while "
+           "TANDEM_WAIT lends), share (as auto without a spare CPU, leaving spare ones alone), "
+           "none (where the OS puts it), or one CPU per rank of the host, in host rank order, as "
+           "a list such as 2,3 or 2_3.")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

@@ -1,6 +1,7 @@
 /*
- * What the ranks of one node know of each other: which ranks of
- * MPI_COMM_WORLD they are, how many of their progress threads want a CPU
+ * What the ranks of one node (a host: the ranks that share its cores) know
+ * of each other: which ranks of MPI_COMM_WORLD the MPI library reaches
+ * through shared memory, how many of their progress threads want a CPU
  * right now, and which CPUs ranks blocked in a lending wait leave idle (both
  * in shared memory). A rank blocked in a lending wait (TANDEM_WAIT) sleeps
  * between its polls only while some thread of its node wants a CPU: with
@@ -13,22 +14,20 @@
 
 #include <mpi.h>
 
-/* Learn the node: split 'world', Tandem's copy of MPI_COMM_WORLD, by shared
-   memory, note the node mates, and make the shared counter. Collective over
-   MPI_COMM_WORLD; application thread, in MPI_Init, before Tandem's threads
-   start. Returns an MPI error code. */
+/* Learn the node: split 'world', Tandem's copy of MPI_COMM_WORLD, by host
+   name, note the MPI's shared-memory mates, and make the shared counter.
+   Collective over MPI_COMM_WORLD; application thread, in MPI_Init, before
+   Tandem's threads start. Returns an MPI error code. */
 int tdm_node_init(MPI_Comm world);
 
 /* The communicator of this node's ranks (MPI_COMM_NULL before
    tdm_node_init or after tdm_node_finalize). */
 MPI_Comm tdm_node_comm(void);
 
-/* Whether the rank 'world_rank' of MPI_COMM_WORLD shares this node: 1 also
+/* Whether the MPI library reaches the rank 'world_rank' of MPI_COMM_WORLD
+   through shared memory (MPI_COMM_TYPE_SHARED; a subset of the node): 1 also
    when that is not known (before tdm_node_init, or outside the world). */
 int tdm_node_mate(int world_rank);
-
-/* Whether every rank of MPI_COMM_WORLD shares this node (0 when not known). */
-int tdm_node_single(void);
 
 /* This rank's progress thread starts (+1) or stops (-1) wanting a CPU: it
    has work outstanding, or no longer. Progress thread. */
@@ -49,7 +48,7 @@ void tdm_node_lend(int cpu);
    threads of several ranks spread over several lenders). Any thread. */
 int tdm_node_lent_cpu(int current);
 
-/* Free the counter and the communicator. Collective over the node's ranks;
+/* Unmap the counter and free the communicator. Collective over the node's ranks;
    in MPI_Finalize, after Tandem's threads stopped. */
 void tdm_node_finalize(void);
 
