@@ -697,6 +697,25 @@ int tdm_hook_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *
     return rc;
 }
 
+#if MPI_VERSION >= 4
+int tdm_hook_Comm_idup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                                 MPI_Request *request)
+{
+    (void)lang;
+    int rc = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+    if (rc == MPI_SUCCESS)
+        tdm_coll_comm_posted(comm, *newcomm);
+    return rc;
+}
+
+/* Collective over the group: every rank of the new communicator is here. */
+int tdm_hook_Comm_create_from_group(int lang, MPI_Group group, const char *stringtag, MPI_Info info,
+                                    MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    COMM_CREATE(PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm));
+}
+#endif
+
 int tdm_hook_Comm_free(int lang, MPI_Comm *comm)
 {
     (void)lang;

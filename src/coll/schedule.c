@@ -180,8 +180,8 @@ static coll_comm *finish_pending(pending_dup *p, MPI_Comm comm)
    shared-memory window), so it is made where every rank is in the same call
    and waiting for the others is safe: MPI_Init for MPI_COMM_WORLD, the
    constructor of any other communicator Tandem intercepts (coll/hooks.c),
-   or, for MPI_Comm_idup, a nonblocking duplicate finished here. A
-   communicator made otherwise (an MPI_Comm_idup_with_info, a constructor
+   or, for MPI_Comm_idup and MPI_Comm_idup_with_info, a nonblocking
+   duplicate finished here. A communicator made otherwise (a constructor
    called through mpi_f08) gets it on its first Tandem collective, which then
    waits for every rank (README, known issues). 'made' says that the call
    comes from where 'comm' was made: the private copy is then made with

@@ -676,6 +676,20 @@ TDM_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newin
     return tdm_dispatch_Intercomm_merge(TDM_LANG_C, intercomm, high, newintracomm);
 }
 
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return tdm_dispatch_Comm_idup_with_info(TDM_LANG_C, comm, info, newcomm, request);
+}
+
+#endif
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    return tdm_dispatch_Comm_create_from_group(TDM_LANG_C, group, stringtag, info, errhandler, newcomm);
+}
+
+#endif
 TDM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     return tdm_dispatch_Barrier(TDM_LANG_C, comm);

@@ -1333,6 +1333,28 @@ static inline int tdm_dispatch_Intercomm_merge(int lang, MPI_Comm intercomm, int
     return tdm_hook_Intercomm_merge(lang, intercomm, high, newintracomm);
 }
 
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_Comm_idup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+    TDM_TRACE_CALL("MPI_Comm_idup_with_info", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_idup_with_info(lang, comm, info, newcomm, request);
+}
+
+#endif
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_Comm_create_from_group(int lang, MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+    TDM_TRACE_CALL("MPI_Comm_create_from_group", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_create_from_group(lang, group, stringtag, info, errhandler, newcomm);
+}
+
+#endif
 static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 {
     if (TDM_UNLIKELY(!tdm_active))

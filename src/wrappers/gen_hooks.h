@@ -120,6 +120,12 @@ int tdm_hook_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int ind
 int tdm_hook_Dist_graph_create_adjacent(int lang, MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *newcomm);
 int tdm_hook_Dist_graph_create(int lang, MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm);
 int tdm_hook_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+#if MPI_VERSION >= 4
+int tdm_hook_Comm_idup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+#endif
+#if MPI_VERSION >= 4
+int tdm_hook_Comm_create_from_group(int lang, MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
+#endif
 int tdm_hook_Barrier(int lang, MPI_Comm comm);
 int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 #if MPI_VERSION >= 4

@@ -8,20 +8,38 @@
  * The chain runs on MPI_COMM_WORLD and on communicators made by each
  * constructor Tandem knows (dup, dup_with_info, split, split_type, create,
  * create_group, the topology constructors, intercomm_merge, idup: completed
- * at once, and completed after a second idup was posted).
+ * at once, and completed after a second idup was posted; where mpi.h is MPI 4,
+ * idup_with_info and create_from_group).
  *
  * Printed: the broadcast data per communicator, the same with and without
  * Tandem.
  */
 #include "testlib.h"
 
-enum { COUNT = 1000, KINDS = 15 };
+enum { COUNT = 1000 };
 
-static const char *const kinds[KINDS] = {
-    "world",           "dup",          "dup_with_info",       "split",
-    "split_type",      "create",       "create_group",        "cart_create",
-    "cart_sub",        "graph_create", "dist_graph_adjacent", "dist_graph",
-    "intercomm_merge", "idup",         "idup_overtaken"};
+static const char *const kinds[] = {
+    "world",
+    "dup",
+    "dup_with_info",
+    "split",
+    "split_type",
+    "create",
+    "create_group",
+    "cart_create",
+    "cart_sub",
+    "graph_create",
+    "dist_graph_adjacent",
+    "dist_graph",
+    "intercomm_merge",
+    "idup",
+    "idup_overtaken",
+#if MPI_VERSION >= 4 /* MPICH here, not Open MPI 4.1 */
+    "idup_with_info",
+    "create_from_group",
+#endif
+};
+enum { KINDS = sizeof kinds / sizeof kinds[0] };
 
 /* The topology constructors and MPI_Intercomm_merge (from Fortran:
    tests/fortran/f_first_use.f90). */
@@ -114,6 +132,20 @@ static MPI_Comm made(int kind)
         check_mpi(MPI_Comm_free(&first));
         break;
     }
+#if MPI_VERSION >= 4
+    case 15: {
+        MPI_Request request;
+        check_mpi(MPI_Comm_idup_with_info(comm, MPI_INFO_NULL, &out, &request));
+        check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE));
+        break;
+    }
+    case 16:
+        MPI_Comm_group(comm, &group);
+        check_mpi(MPI_Comm_create_from_group(group, "tandem.coll_first_use", MPI_INFO_NULL,
+                                             MPI_ERRORS_RETURN, &out));
+        MPI_Group_free(&group);
+        break;
+#endif
     default: return made_topology_or_merged(kind);
     }
     return out;

@@ -29,6 +29,7 @@ enum {
     WIN_ALLOCATE_SHARED,
     WIN_ALLOCATE,
     WIN_CREATE,
+    IDUP_WITH_INFO,
     KINDS
 };
 
@@ -45,7 +46,8 @@ static const char *const names[KINDS] = {"Comm_dup",
                                          "Dist_graph_create_adjacent",
                                          "Win_allocate_shared",
                                          "Win_allocate",
-                                         "Win_create"};
+                                         "Win_create",
+                                         "Comm_idup_with_info"};
 
 static int counts[KINDS];
 static MPI_Comm known[4096];
@@ -109,6 +111,17 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     seen(IDUP, comm, rc, NULL); /* the handle is not valid before the request completes */
     return rc;
 }
+
+#if MPI_VERSION >= 4
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rc = REAL(PMPI_Comm_idup_with_info, int (*)(MPI_Comm, MPI_Info, MPI_Comm *, MPI_Request *))(
+        comm, info, newcomm, request);
+    seen(IDUP_WITH_INFO, comm, rc, NULL);
+    return rc;
+}
+#endif
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
