@@ -46,8 +46,8 @@ static int keyval = MPI_KEYVAL_INVALID;
 static int stopped;
 static atomic_size_t slots_held; /* bytes, at most TANDEM_COLL_SHM_LIMIT */
 
-/* The user communicator is freed: so is its duplicate (the MPI library
-   frees it once the operations still pending on it complete). */
+/* The user communicator is freed: so are its private copy and its slots.
+   The collectives Tandem ran on it are over (tdm_coll_comm_freeing). */
 static int comm_deleted(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
@@ -256,11 +256,33 @@ static void drop_pending(pending_dup *p)
     }
 }
 
+/* Complete the collectives in flight on 'comm', moving them on this thread
+   too. MPI_Comm_free lets the operations pending on a communicator complete
+   normally, but the next rounds of Tandem's collectives need the private
+   copy and the slots that the attribute's delete callback frees. Waiting
+   needs only progress: every rank posted its collectives on 'comm' before
+   freeing it, and a program that would deadlock here would deadlock too
+   where MPI_Comm_free synchronizes, which the standard allows of a
+   collective call. */
+static void drain(MPI_Comm comm)
+{
+    coll_comm *c = NULL;
+    int flag = 0;
+    if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, keyval, &c, &flag) != MPI_SUCCESS || !flag)
+        return;
+    while (atomic_load_explicit(&c->in_flight, memory_order_acquire) > 0) {
+        tdm_coll_poll();
+        sched_yield(); /* the progress thread may hold the schedules */
+    }
+}
+
 void tdm_coll_comm_freeing(MPI_Comm comm)
 {
     pending_dup *p = take_pending(comm);
     if (p)
         drop_pending(p);
+    drain(comm);
 }
 
 /* ------------------------------------------------------------ schedules */
@@ -506,7 +528,7 @@ static void finish(tdm_schedule *s, int error)
 {
     MPI_Status status;
     tdm_status_empty(&status);
-    atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_release);
     if (!tdm_progress_on_thread())
         atomic_fetch_add_explicit(&finished_by_calls, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);

@@ -139,7 +139,8 @@ void tdm_coll_comm_created(MPI_Comm comm);
    collective on 'comm'). */
 void tdm_coll_comm_posted(MPI_Comm parent, MPI_Comm comm);
 
-/* MPI_Comm_free is about to free 'comm': drop what was prepared for it. */
+/* MPI_Comm_free is about to free 'comm': drop what was prepared for it, and
+   complete Tandem's collectives still in flight on it. Application thread. */
 void tdm_coll_comm_freeing(MPI_Comm comm);
 
 /* Before PMPI_Finalize: free the private communicators. */
