@@ -16,6 +16,7 @@ program f_first_use
   integer :: ierr, rank, nprocs, right, left, kind, comm, cart, half, inter, req, i
   integer :: dims(1), coords(1), indx(64), edges(64), one(1), weight(1), me(1)
   integer :: indeg, outdeg, source, dest, csize, crank, slot, failures, allfail
+  integer :: chain_rank, chain_sum
   integer :: summary(nsum), data(ndata)
   integer, allocatable :: everything(:, :)
   logical :: periods(1), remain(1), weighted, high
@@ -95,7 +96,9 @@ program f_first_use
       call record(csize)
     end select
     if (ierr /= MPI_SUCCESS) failures = failures + 1
-    call chain(comm)
+    call chain(comm, chain_rank, chain_sum)
+    call record(chain_rank)
+    call record(chain_sum)
     call MPI_Comm_free(comm, ierr)
   end do
 
@@ -124,24 +127,5 @@ contains
     summary(slot) = value
   end subroutine record
 
-  ! The token chain: broadcast from the last rank, then check and record.
-  subroutine chain(c)
-    integer, intent(in) :: c
-    integer :: token, r, s, j, request
-    token = 0
-    call MPI_Comm_rank(c, r, ierr)
-    call MPI_Comm_size(c, s, ierr)
-    do j = 1, ndata
-      data(j) = merge(3 * j + 1, -1, r == s - 1)
-    end do
-    if (r > 0) call MPI_Recv(token, 1, MPI_INTEGER, r - 1, 5, c, MPI_STATUS_IGNORE, ierr)
-    call MPI_Ibcast(data, ndata, MPI_INTEGER, s - 1, c, request, ierr)
-    if (r < s - 1) call MPI_Send(token, 1, MPI_INTEGER, r + 1, 5, c, ierr)
-    call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-    do j = 1, ndata
-      if (data(j) /= 3 * j + 1) failures = failures + 1
-    end do
-    call record(r)
-    call record(sum(data))
-  end subroutine chain
+  include 'chain.inc'
 end program f_first_use

@@ -53,24 +53,5 @@ program f_mpi4
 
 contains
 
-  ! The token chain: broadcast from the last rank, then check.
-  subroutine chain(c, r, total)
-    integer, intent(in) :: c
-    integer, intent(out) :: r, total
-    integer :: token, s, j, request
-    token = 0
-    call MPI_Comm_rank(c, r, ierr)
-    call MPI_Comm_size(c, s, ierr)
-    do j = 1, ndata
-      data(j) = merge(3 * j + 1, -1, r == s - 1)
-    end do
-    if (r > 0) call MPI_Recv(token, 1, MPI_INTEGER, r - 1, 5, c, MPI_STATUS_IGNORE, ierr)
-    call MPI_Ibcast(data, ndata, MPI_INTEGER, s - 1, c, request, ierr)
-    if (r < s - 1) call MPI_Send(token, 1, MPI_INTEGER, r + 1, 5, c, ierr)
-    call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-    do j = 1, ndata
-      if (data(j) /= 3 * j + 1) failures = failures + 1
-    end do
-    total = sum(data)
-  end subroutine chain
+  include 'chain.inc'
 end program f_mpi4
