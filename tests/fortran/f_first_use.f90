@@ -15,10 +15,9 @@ program f_first_use
   integer, parameter :: ndata = 1000, kinds = 8, nsum = 3 * kinds
   integer :: ierr, rank, nprocs, right, left, kind, comm, cart, half, inter, req, i
   integer :: dims(1), coords(1), indx(64), edges(64), one(1), weight(1), me(1)
-  integer :: indeg, outdeg, source, dest, csize, crank, slot, failures, allfail
+  integer :: indeg, outdeg, source, dest, csize, crank, slot, failures
   integer :: chain_rank, chain_sum
   integer :: summary(nsum), data(ndata)
-  integer, allocatable :: everything(:, :)
   logical :: periods(1), remain(1), weighted, high
 
   call MPI_Init(ierr)
@@ -102,22 +101,7 @@ program f_first_use
     call MPI_Comm_free(comm, ierr)
   end do
 
-  allocate(everything(nsum, nprocs))
-  call MPI_Gather(summary, nsum, MPI_INTEGER, everything, nsum, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
-  call MPI_Reduce(failures, allfail, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    do i = 1, nprocs
-      write (*, '(A, I0, A, 24(1X, I0))') 'rank ', i - 1, ':', everything(1:slot, i)
-    end do
-    if (allfail == 0) then
-      print '(A)', 'ok'
-    else
-      print '(A, I0)', 'FAILED checks: ', allfail
-    end if
-  end if
-  call MPI_Bcast(allfail, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
-  call MPI_Finalize(ierr)
-  if (allfail /= 0) error stop 1
+  call report(summary, slot)
 
 contains
 
@@ -127,5 +111,5 @@ contains
     summary(slot) = value
   end subroutine record
 
-  include 'chain.inc'
+  include 'first_use.inc'
 end program f_first_use

@@ -11,13 +11,10 @@ program f_mpi4
   use mpi
   implicit none
   integer, parameter :: ndata = 1000
-  integer :: ierr, rank, nprocs, world_group, comm, req, kind, i, failures, allfail
+  integer :: ierr, world_group, comm, req, kind, failures
   integer :: summary(4), data(ndata)
-  integer, allocatable :: everything(:, :)
 
   call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   failures = 0
   do kind = 1, 2
     if (kind == 1) then
@@ -34,24 +31,9 @@ program f_mpi4
     call MPI_Comm_free(comm, ierr)
   end do
 
-  allocate(everything(4, nprocs))
-  call MPI_Gather(summary, 4, MPI_INTEGER, everything, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
-  call MPI_Reduce(failures, allfail, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    do i = 1, nprocs
-      write (*, '(A, I0, A, 4(1X, I0))') 'rank ', i - 1, ':', everything(:, i)
-    end do
-    if (allfail == 0) then
-      print '(A)', 'ok'
-    else
-      print '(A, I0)', 'FAILED checks: ', allfail
-    end if
-  end if
-  call MPI_Bcast(allfail, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
-  call MPI_Finalize(ierr)
-  if (allfail /= 0) error stop 1
+  call report(summary, 4)
 
 contains
 
-  include 'chain.inc'
+  include 'first_use.inc'
 end program f_mpi4
