@@ -8,18 +8,28 @@
  * Every rank computes; the slowest rank's times count. Medians over the
  * trials. One JSON object per size on stdout.
  *
- *   coll_overlap ibcast|iallreduce|iscatter|ialltoall SIZE[,SIZE...] [TRIALS]
+ *   coll_overlap ibcast|iallreduce|iscatter|ialltoall SIZE[,SIZE...] [TRIALS [SETTLE_US]]
+ *
+ * SETTLE_US (default 0): every rank sleeps that long before each timing, so
+ * that every timing starts from a rested network. On the shaped network (a
+ * token bucket of 256 KB refilled at 2 Gbit/s) a message within the bucket
+ * moves at loopback speed when the bucket is full and at the shaped rate
+ * when the timings before drained it; without a pause a 64 KiB time read
+ * anything between the two, depending on how fast the trials before ran.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stats.h"
 
 typedef enum { IBCAST, IALLREDUCE, ISCATTER, IALLTOALL } collective;
 
 static char *a, *b;
+static long settle_us;
 
 static void post(collective c, int bytes, int size, MPI_Request *r)
 {
@@ -41,6 +51,9 @@ static void post(collective c, int bytes, int size, MPI_Request *r)
 static double timed(int c, int bytes, int size, long sweeps)
 {
     MPI_Request r;
+    struct timespec rest = {settle_us / 1000000, (settle_us % 1000000) * 1000};
+    while (settle_us > 0 && nanosleep(&rest, &rest) != 0)
+        ;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     if (c >= 0)
@@ -68,11 +81,12 @@ int main(int argc, char **argv)
     if (which < 0) {
         if (rank == 0)
             fprintf(stderr, "usage: coll_overlap ibcast|iallreduce|iscatter|ialltoall "
-                            "SIZE[,SIZE...] [TRIALS]\n");
+                            "SIZE[,SIZE...] [TRIALS [SETTLE_US]]\n");
         MPI_Finalize();
         return 1;
     }
     int trials = argc > 3 ? atoi(argv[3]) : 5;
+    settle_us = argc > 4 ? atol(argv[4]) : 0;
     double *pure = malloc(sizeof(double) * (size_t)trials);
     double *work = malloc(sizeof(double) * (size_t)trials);
     double *overall = malloc(sizeof(double) * (size_t)trials);
@@ -94,9 +108,11 @@ int main(int argc, char **argv)
         double overlap = 100 - (o - w) / p * 100;
         if (rank == 0)
             printf("{\"test\": \"coll_overlap\", \"collective\": \"%s\", \"ranks\": %d, "
-                   "\"bytes\": %d, \"trials\": %d, \"pure_s\": %.7f, \"compute_s\": %.7f, "
+                   "\"bytes\": %d, \"trials\": %d, \"settle_us\": %ld, \"pure_s\": %.7f, "
+                   "\"compute_s\": %.7f, "
                    "\"overall_s\": %.7f, \"overlap\": %.2f}\n",
-                   names[which], size, bytes, trials, p, w, o, overlap < 0 ? 0 : overlap);
+                   names[which], size, bytes, trials, settle_us, p, w, o,
+                   overlap < 0 ? 0 : overlap);
         fflush(stdout);
         free(a);
         free(b);
