@@ -636,7 +636,11 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
         atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
         return rc; /* the proxy, and with it the schedule, is freed */
     }
-    tdm_request_work_begin();
+    /* Counted first (finish() uncounts), but the thread is woken only once
+       the first round is posted and the schedule queued: woken before, it
+       would take the MPI library's lock from under these sends and find
+       nothing to move. */
+    int wake = tdm_request_work_count();
     atomic_fetch_add_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);
     rc = run_round(s);
     if (rc != MPI_SUCCESS && rc != BLOCKED) {
@@ -647,6 +651,8 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     s->next = queued;
     queued = s;
     pthread_mutex_unlock(&queue_lock);
+    if (wake)
+        tdm_progress_wake();
     return MPI_SUCCESS;
 }
 

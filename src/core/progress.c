@@ -39,6 +39,7 @@ long long tdm_eager_limit;
 atomic_int tdm_progress_blocked;
 atomic_int tdm_progress_own_work;
 atomic_int tdm_progress_waiters;
+atomic_int tdm_progress_drivers;
 
 static struct {
     pthread_t thread;
@@ -105,6 +106,16 @@ static void follow_lent_cpu(int *placed, int want)
     *placed = cpu;
 }
 
+/* Whether the thread has nothing to do: no work counted, or only schedules
+   that an application thread is moving itself in a wait. */
+static int idle(void)
+{
+    long outstanding = tdm_request_outstanding();
+    return outstanding == 0 ||
+           (atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
+            outstanding == atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed));
+}
+
 static void *progress_main(void *unused)
 {
     (void)unused;
@@ -129,18 +140,19 @@ static void *progress_main(void *unused)
     int rescan = 2;
     pthread_mutex_lock(&engine.lock);
     for (;;) {
-        if (borrowing && (engine.stop || tdm_request_outstanding() == 0)) {
+        if (borrowing && (engine.stop || idle())) {
             tdm_node_borrow(-1);
             borrowing = 0;
             follow_lent_cpu(&placed, 0);
         }
-        while (!engine.stop && tdm_request_outstanding() == 0) {
+        while (!engine.stop && idle()) {
             /* Announce the sleep, then look at the count once more: a waker
-               that counted work before this store sees it here; one that
-               counts it after sees 'waiting' (both sides fence). */
+               that counted work (or stopped driving) before this store sees
+               it here; one that does after sees 'waiting' (both sides
+               fence). */
             atomic_store_explicit(&engine.waiting, 1, memory_order_relaxed);
             atomic_thread_fence(memory_order_seq_cst);
-            if (tdm_request_outstanding() == 0)
+            if (idle())
                 pthread_cond_wait(&engine.wake, &engine.lock);
             atomic_store_explicit(&engine.waiting, 0, memory_order_relaxed);
             pause = 1;
@@ -209,7 +221,8 @@ static void *progress_main(void *unused)
     return NULL;
 }
 
-void tdm_progress_wake(void)
+/* Not inlined: GCC rejects an inlined atomic_thread_fence under -fsanitize=thread. */
+__attribute__((noinline)) void tdm_progress_wake(void)
 {
     /* The count changed before this call. A thread that is not waiting will
        look at the count again before it sleeps (see progress_main): nothing
@@ -225,6 +238,13 @@ void tdm_progress_wake(void)
     pthread_mutex_lock(&engine.lock);
     pthread_mutex_unlock(&engine.lock);
     pthread_cond_signal(&engine.wake);
+}
+
+void tdm_progress_driver_leaves(void)
+{
+    atomic_fetch_sub_explicit(&tdm_progress_drivers, 1, memory_order_seq_cst);
+    if (tdm_request_outstanding() > 0)
+        tdm_progress_wake();
 }
 
 int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,

@@ -45,6 +45,16 @@ static inline void tdm_progress_blocking_leave(void)
    new waiter when its current wait ends (TANDEM_POLL_EVENT_US at most). */
 extern atomic_int tdm_progress_waiters;
 
+/* Number of application threads moving the collectives' schedules in a wait
+   (the first part of tdm_proxy_wait_any). While one does and schedules are
+   all that is outstanding, the thread sleeps instead of polling beside it:
+   two threads polling one MPI library take turns on its lock and on the
+   core. */
+extern atomic_int tdm_progress_drivers;
+
+/* An application thread stopped driving: wake the thread if work is left. */
+void tdm_progress_driver_leaves(void);
+
 /* Work appeared (the tracker's count left zero): wake the thread. Any thread. */
 void tdm_progress_wake(void);
 

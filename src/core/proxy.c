@@ -213,11 +213,18 @@ static void wait_any(tdm_proxy *const *proxies, int count)
     for (int i = 0; i < count && !drive; i++)
         if (proxies[i])
             drive = proxies[i]->drive;
-    for (long long end = drive ? now_ns() + DRIVE_NS : 0; drive && now_ns() < end;) {
-        drive();
-        if (any_done(proxies, count))
+    if (drive) {
+        atomic_fetch_add_explicit(&tdm_progress_drivers, 1, memory_order_seq_cst);
+        int done = 0;
+        for (long long end = now_ns() + DRIVE_NS; !done && now_ns() < end;) {
+            drive();
+            done = any_done(proxies, count);
+            if (!done)
+                sched_yield(); /* a rank it waits for may need this core */
+        }
+        tdm_progress_driver_leaves();
+        if (done)
             return;
-        sched_yield(); /* a rank it waits for may need this core */
     }
     pthread_mutex_lock(&finish_lock);
     while (!any_done(proxies, count))

@@ -114,12 +114,25 @@ static void remove_slot(slot *s)
     live--;
 }
 
+int tdm_request_work_count(void)
+{
+    /* From zero, the thread may sleep; with an application thread driving,
+       it may sleep beside work it alone moves now (progress.h). */
+    return atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_seq_cst) == 0 ||
+           atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0;
+}
+
+void tdm_request_work_begin(void)
+{
+    if (tdm_request_work_count())
+        tdm_progress_wake();
+}
+
 static void count(slot *s)
 {
     if (!s->counted) {
         s->counted = 1;
-        if (atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_acq_rel) == 0)
-            tdm_progress_wake();
+        tdm_request_work_begin();
     }
 }
 
@@ -185,12 +198,6 @@ void tdm_request_freed(MPI_Request request)
         remove_slot(s);
     }
     pthread_mutex_unlock(&lock);
-}
-
-void tdm_request_work_begin(void)
-{
-    if (atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_acq_rel) == 0)
-        tdm_progress_wake();
 }
 
 void tdm_request_work_end(void)

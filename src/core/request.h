@@ -42,6 +42,12 @@ void tdm_request_freed(MPI_Request request);
 void tdm_request_work_begin(void);
 void tdm_request_work_end(void);
 
+/* tdm_request_work_begin() without the wake-up: returns whether the caller
+   must wake the thread (tdm_progress_wake), which it does once the work can
+   be moved; a thread woken before would only contend with the caller for
+   the MPI library while it posts. */
+int tdm_request_work_count(void);
+
 /* Number of proxies whose generalized request the tracker maps. */
 extern atomic_long tdm_request_proxies;
 

@@ -207,6 +207,31 @@ int main(void)
     tdm_progress_blocking_leave();
     tdm_request_completed(fake(5));
 
+    /* A schedule that an application thread moves itself in a wait: the
+       thread sleeps while it does, and polls again once it leaves with the
+       schedule still outstanding. */
+    tdm_request_work_begin();
+    atomic_fetch_add(&tdm_progress_own_work, 1);
+    atomic_fetch_add(&tdm_progress_drivers, 1);
+    sleep_ms(30);
+    long driven = atomic_load(&drives);
+    sleep_ms(50);
+    EXPECT(atomic_load(&drives) == driven);
+    /* ... but not while other work is outstanding, which only it moves */
+    tdm_request_started(fake(7), 1 << 20);
+    sleep_ms(50);
+    EXPECT(atomic_load(&drives) > driven);
+    tdm_request_completed(fake(7));
+    sleep_ms(30);
+    driven = atomic_load(&drives);
+    sleep_ms(50);
+    EXPECT(atomic_load(&drives) == driven);
+    tdm_progress_driver_leaves();
+    sleep_ms(50);
+    EXPECT(atomic_load(&drives) > driven);
+    atomic_fetch_sub(&tdm_progress_own_work, 1);
+    tdm_request_work_end();
+
     tdm_progress_engine_stop();
     printf("%d polls in all\n", (int)atomic_load(&drives));
     check_event_policy();
