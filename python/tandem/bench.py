@@ -73,6 +73,37 @@ def transport_settings(build: Build, transport: str) -> tuple[list[str], dict[st
     return [], env
 
 
+SHAPED_BURST_BYTES = 256 * 1000  # tc's "256kb": kilobytes of 1000 bytes
+
+# tc's rate units, in bits per second (bps: bytes per second)
+RATE_UNITS = {
+    **{"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12},
+    **{"bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9, "tbps": 8e12},
+}
+
+
+def rate_bits(rate: str) -> float:
+    """A tc rate such as 2gbit or 100mbps, in bits per second."""
+    number = rate.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = rate[len(number) :].lower() or "bit"
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1
+    if value <= 0 or unit not in RATE_UNITS:
+        raise TandemError(
+            f"--rate {rate}: expected a positive number and one of tc's units "
+            f"({', '.join(RATE_UNITS)}), such as 2gbit"
+        )
+    return value * RATE_UNITS[unit]
+
+
+def settle_us(rate: str) -> int:
+    """The pause that refills the shaper's bucket twice over: a timing that
+    starts after it starts from a rested network (bench/coll_overlap.c)."""
+    return int(2e6 * SHAPED_BURST_BYTES * 8 / rate_bits(rate)) + 1
+
+
 def shaped_network(rate: str) -> None:
     """The network namespace whose loopback is rate-limited (ARCHITECTURE.md)."""
     if os.geteuid() != 0:
@@ -100,7 +131,7 @@ def shaped_network(rate: str) -> None:
             "rate",
             rate,
             "burst",
-            "256kb",
+            f"{SHAPED_BURST_BYTES // 1000}kb",
             "latency",
             "50ms",
         ]
@@ -740,6 +771,7 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
             collective,
             ",".join(map(str, sizes)),
             str(trials),
+            str(settle_us(rate) if transport == "shaped" else 0),
         ]
         return run_records(build, 2, program, transport, config, timeout)
 

@@ -195,6 +195,7 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(
             f"--transports {args.transports}: {bad[0]!r} is not one of shm, tcp, shaped"
         )
+    bench.rate_bits(args.rate)  # a clear error before any run
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
     except ValueError:

@@ -193,6 +193,26 @@ def test_bench_rejects_an_unknown_transport(tmp_path):
     )
 
 
+def test_bench_rejects_a_rate_tc_does_not_read(tmp_path):
+    expect_error(
+        "bench",
+        "coll",
+        "--rate",
+        "2gbits",
+        "--out",
+        str(tmp_path),
+        messages=["--rate 2gbits: expected a positive number and one of tc's units", "gbit"],
+    )
+
+
+def test_shaped_timings_settle_for_twice_the_bucket_refill():
+    from tandem.bench import rate_bits, settle_us
+
+    assert rate_bits("2gbit") == 2e9 and rate_bits("250mbps") == 2e9
+    assert settle_us("2gbit") == 2049  # 256 kB at 2 Gbit/s: 1.02 ms, twice
+    assert settle_us("100mbit") == 40961
+
+
 def test_bench_latency_writes_json_and_table(tmp_path):
     result = tandem_cli(
         "bench",
@@ -297,6 +317,7 @@ def test_bench_coll_writes_json_table_and_plots(tmp_path):
     }
     assert {r["config"] for r in data["records"]} >= {"native", "tandem-coll"}
     assert all(r["overlap"] >= 0 and r["pure_s"] > 0 for r in data["records"])
+    assert all(r["settle_us"] == 0 for r in data["records"])  # only the shaped network settles
     assert "| overlap |" in (tmp_path / "coll.md").read_text()
     assert (tmp_path / "coll_ibcast.png").stat().st_size > 0
 
