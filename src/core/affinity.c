@@ -3,7 +3,8 @@
  * node is bound to (Open MPI binds ranks to cores by default, and a progress
  * thread that inherits its rank's core only steals from the computation);
  * without such a spare CPU the thread shares the rank's CPUs, as it always
- * does with "share" (spare CPUs kept for something else).
+ * does with "share" (spare CPUs kept for something else). Sharing, it asks
+ * for short time slices (TANDEM_PROGRESS_SLICE_US).
  */
 #include "core/affinity.h"
 
@@ -11,13 +12,40 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/log.h"
 #include "core/node.h"
 #include "core/runtime.h"
+
+/* The first version of the kernel's struct sched_attr (sched_setattr(2)):
+   glibc 2.36 has neither the call nor the structure, and the kernel's header
+   clashes with <sched.h>. */
+struct sched_attr_v0 {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+};
+enum { RESET_ON_FORK_FLAG = 0x01 }; /* SCHED_FLAG_RESET_ON_FORK */
+
+int tdm_affinity_slice_self(int us)
+{
+    struct sched_attr_v0 attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0 ||
+        attr.sched_policy != SCHED_OTHER)
+        return -1;
+    attr.size = sizeof attr;
+    attr.sched_flags &= RESET_ON_FORK_FLAG;
+    attr.sched_runtime = (uint64_t)us * 1000;
+    return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 0 : -1;
+}
 
 int tdm_affinity_pin_self(int cpu)
 {

@@ -14,6 +14,14 @@ int tdm_affinity_choose(const char *spec, int *cpu);
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);
 
+/* Ask the scheduler for time slices of 'us' microseconds for the calling
+   thread (Linux 6.12 and later: a fair task with a shorter slice than the
+   one running preempts it when woken, and gives the CPU back sooner).
+   Only for a thread of the normal class; its nice value is kept. Returns 0,
+   or -1 if the thread is of another class or the OS refused (older kernels
+   accept the request and ignore it). */
+int tdm_affinity_slice_self(int us);
+
 /* Pin the calling thread to one CPU. Returns 0, or -1 if the OS refused. */
 int tdm_affinity_pin_self(int cpu);
 

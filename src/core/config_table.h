@@ -62,6 +62,12 @@ TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "TANDEM_WAIT lends), share (as auto without a spare CPU, leaving spare ones alone), "
            "none (where the OS puts it), or one CPU per rank of the host, in host rank order, as "
            "a list such as 2,3 or 2_3.")
+TDM_CONFIG(PROGRESS_SLICE_US, "TANDEM_PROGRESS_SLICE_US", INT, "100", 0, 100000, NULL,
+           "The time slice the progress thread asks of the Linux scheduler (6.12 and later), "
+           "in microseconds; the kernel keeps it within 100-100000. Shorter than the "
+           "computation's, it lets the thread preempt a computation on its core as soon as "
+           "it is woken, and give the core back after a short turn. 0: the kernel's "
+           "default.")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

@@ -129,4 +129,9 @@ void tdm_progress_share_node(void);
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
 long tdm_progress_moves(void);
 
+/* The time slice the thread obtained from the scheduler, in microseconds
+   (TANDEM_PROGRESS_SLICE_US), or 0 if it kept the kernel's (TANDEM_VERBOSE=2,
+   tests). Valid once the thread has started. */
+int tdm_progress_slice_us(void);
+
 #endif

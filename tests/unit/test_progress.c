@@ -11,6 +11,7 @@
  * happen with long deadlines, so a loaded machine (ctest -j) fails none.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +79,39 @@ static int reaches(long (*counter)(void), long target, int ms)
 static long polls(void)
 {
     return atomic_load(&drives);
+}
+
+/* The largest se.slice (ns) among this process's threads other than the
+   calling one, in /proc/self/task/TID/sched; -1 where the kernel shows none
+   (before 6.6). */
+static long others_slice_ns(long *mine)
+{
+    long most = -1;
+    *mine = -1;
+    char self[32];
+    snprintf(self, sizeof self, "%ld", (long)syscall(SYS_gettid));
+    DIR *tasks = opendir("/proc/self/task");
+    for (struct dirent *t; tasks && (t = readdir(tasks));) {
+        if (t->d_name[0] == '.')
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/sched", t->d_name);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            long ns;
+            if (sscanf(line, "se.slice : %ld", &ns) == 1) {
+                if (strcmp(t->d_name, self) == 0)
+                    *mine = ns;
+                else if (ns > most)
+                    most = ns;
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return most;
 }
 
 static void check_event_policy(void)
@@ -156,6 +191,16 @@ int main(void)
     /* Nothing counted: the thread sleeps. */
     sleep_ms(50);
     EXPECT(atomic_load(&drives) == 0);
+
+    /* It asked for slices of TANDEM_PROGRESS_SLICE_US (100 us by default);
+       where the kernel shows slices, it has them, and this thread keeps its
+       own. */
+    EXPECT(tdm_progress_slice_us() == 100);
+    long mine, thread = others_slice_ns(&mine);
+    if (mine >= 0)
+        EXPECT(thread == 100000 && mine != 100000);
+    else
+        printf("no se.slice in /proc: the kernel's slices are not checked\n");
 
     /* Small operations stay below the eager limit and wake nothing. */
     tdm_request_started(fake(1), 4096);
