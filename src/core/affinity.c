@@ -3,8 +3,8 @@
  * node is bound to (Open MPI binds ranks to cores by default, and a progress
  * thread that inherits its rank's core only steals from the computation);
  * without such a spare CPU the thread shares the rank's CPUs, as it always
- * does with "share" (spare CPUs kept for something else). Sharing, it asks
- * for short time slices (TANDEM_PROGRESS_SLICE_US).
+ * does with "share" (spare CPUs kept for something else). Wherever it runs,
+ * the thread asks for short time slices (TANDEM_PROGRESS_SLICE_US).
  */
 #include "core/affinity.h"
 
