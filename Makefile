@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
-	ctest asan tsan pytest format clean
+	ctest asan tsan pytest mpi4py format clean
 
 all: build
 
@@ -128,8 +128,21 @@ tsan: build
 		--transport tcp -- $(CURDIR)/build/tsan/tests/test_p2p_nonblocking | tail -3 \
 		| grep -q "^passed" || { echo "failed; rerun the line above without the filter"; exit 1; }
 
-pytest: build
+pytest: build mpi4py
 	$(VPY) -m pytest -q tests/python
+
+# mpi4py for each MPI, for the tests (tests/python/test_mpi4py.py): PyPI's
+# wheel carries an Open MPI variant; its MPICH variant needs libmpi.so.12,
+# which Debian's MPICH names libmpich.so.12, so for MPICH it is built from
+# source with mpicc.mpich (about 2 minutes, once).
+MPI4PY := mpi4py==4.1.2
+mpi4py: build/mpi4py/openmpi/mpi4py build/mpi4py/mpich/mpi4py
+
+build/mpi4py/openmpi/mpi4py: | $(VPY)
+	$(VPY) -m pip install -q --target build/mpi4py/openmpi $(MPI4PY)
+
+build/mpi4py/mpich/mpi4py: | $(VPY)
+	MPICC=mpicc.mpich $(VPY) -m pip install -q --no-binary mpi4py --target build/mpi4py/mpich $(MPI4PY)
 
 format:
 	clang-format -i $(C_SOURCES)
