@@ -138,10 +138,10 @@ pytest: build mpi4py
 MPI4PY := mpi4py==4.1.2
 mpi4py: build/mpi4py/openmpi/mpi4py build/mpi4py/mpich/mpi4py
 
-build/mpi4py/openmpi/mpi4py: | $(VPY)
+build/mpi4py/openmpi/mpi4py: | deps $(VPY)
 	$(VPY) -m pip install -q --target build/mpi4py/openmpi $(MPI4PY)
 
-build/mpi4py/mpich/mpi4py: | $(VPY)
+build/mpi4py/mpich/mpi4py: | deps $(VPY)
 	MPICC=mpicc.mpich $(VPY) -m pip install -q --no-binary mpi4py --target build/mpi4py/mpich $(MPI4PY)
 
 format:

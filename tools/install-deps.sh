@@ -16,6 +16,9 @@ have pkg-config || need+=(pkg-config)
 have clang-format || need+=(clang-format)
 have python3 || need+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+# Python.h: the tests build mpi4py from source for MPICH (make mpi4py)
+python3 -c 'import os, sysconfig; os.stat(sysconfig.get_paths()["include"] + "/Python.h")' \
+    2>/dev/null || need+=(python3-dev)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
