@@ -23,6 +23,7 @@ int tdm_coll_on;
 int tdm_coll_blocking_on;
 static atomic_long started;
 static atomic_long finished_by_calls; /* on an application thread: in its MPI calls */
+static atomic_long unwoken;           /* posted without waking the thread (needs_no_thread) */
 
 /* ------------------------------------------------- communicator state */
 
@@ -625,6 +626,33 @@ int tdm_schedule_run(tdm_schedule *s)
     return rc;
 }
 
+/* Whether the schedule needs no thread once its first round is posted:
+   every message it has is in that round and is at most TANDEM_EAGER_LIMIT
+   bytes, and what follows is local (copies, reductions). It is then left to
+   the MPI library, like a point-to-point operation of that size, and the
+   application's next call to Tandem (its wait) finishes it; waking the
+   thread for it only took the posting rank's core (64 KiB MPICH iscatter,
+   2 ranks: 38 us instead of 42-86, docs/PERFORMANCE.md "Small
+   collectives"). */
+static int needs_no_thread(const tdm_schedule *s)
+{
+    for (int i = s->round ? s->round_end[s->round - 1] : 0; i < s->nops; i++) {
+        const tdm_op *op = &s->ops[i];
+        int posted = i < s->round_end[s->round];
+        switch (op->kind) {
+        case TDM_OP_SEND:
+        case TDM_OP_RECV:
+            if (!posted || tdm_coll_bytes(op->count, op->type) > tdm_eager_limit)
+                return 0;
+            break;
+        case TDM_OP_WAIT:
+        case TDM_OP_SIGNAL: return 0; /* shared memory: another rank's turn */
+        default: break;
+        }
+    }
+    return 1;
+}
+
 int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
 {
     int rc = prepare(s);
@@ -646,6 +674,11 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     if (rc != MPI_SUCCESS && rc != BLOCKED) {
         finish(s, rc);
         return MPI_SUCCESS; /* the error comes with the request's completion */
+    }
+    if (wake && rc != BLOCKED && needs_no_thread(s)) { /* before queueing: s may go at once */
+        wake = 0;
+        tdm_request_work_unwoken();
+        atomic_fetch_add_explicit(&unwoken, 1, memory_order_relaxed);
     }
     pthread_mutex_lock(&queue_lock);
     s->next = queued;
@@ -697,6 +730,11 @@ long tdm_coll_started(void)
 long tdm_coll_finished_by_calls(void)
 {
     return atomic_load(&finished_by_calls);
+}
+
+long tdm_coll_unwoken(void)
+{
+    return atomic_load(&unwoken);
 }
 
 /* Tuning file warnings: rank 0 says them. */

@@ -151,5 +151,8 @@ void tdm_coll_stop(void);
    progress thread (TANDEM_VERBOSE=2). */
 long tdm_coll_started(void);
 long tdm_coll_finished_by_calls(void);
+/* How many were posted without waking the progress thread: small enough to
+   be left to the MPI library and the application's calls. */
+long tdm_coll_unwoken(void);
 
 #endif

@@ -76,7 +76,10 @@ TDM_CONFIG(EAGER_LIMIT, "TANDEM_EAGER_LIMIT", SIZE, "auto", 0, 1LL << 40, "auto"
            "Operations of at most this many bytes are left to the MPI library alone: it "
            "sends them eagerly, and proxying them only delays their completion (measured: "
            "docs/PERFORMANCE.md, eager limit). auto is 64k with the proxy strategy and 4k "
-           "with drive, on every MPI and transport measured.")
+           "with drive, on every MPI and transport measured. With TANDEM_COLL=tandem, a "
+           "collective whose messages are all of at most this size and all posted by the "
+           "call is left to the MPI library and the application's calls too: its post "
+           "does not wake the progress thread.")
 TDM_CONFIG(MONITOR, "TANDEM_MONITOR", BOOL, "0", 0, 1, NULL,
            "Record who sends how much to whom (point-to-point, collectives, one-sided, I/O) "
            "for the whole run and write the files at MPI_Finalize: PREFIX.<rank>.prof in "

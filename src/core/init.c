@@ -189,11 +189,12 @@ int tdm_hook_Finalize(int lang)
         tdm_log_info("progress thread: %ld polls (%ld woken by sockets), %ld moves to a lent CPU, "
                      "slices of %d us (0: the kernel's), "
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
-                     "offloaded, %ld collectives run (%ld finished in application calls)",
+                     "offloaded, %ld collectives run (%ld finished in application calls, %ld "
+                     "posted without waking the thread)",
                      tdm_progress_polls(), tdm_progress_socket_wakes(), tdm_progress_moves(),
                      tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
                      tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
-                     tdm_coll_finished_by_calls());
+                     tdm_coll_finished_by_calls(), tdm_coll_unwoken());
     }
     tdm_trace_on = 0;
     tdm_active = 0;

@@ -114,12 +114,22 @@ static void remove_slot(slot *s)
     live--;
 }
 
+/* Work was counted from zero without a wake-up (tdm_request_work_unwoken). */
+static atomic_int unwoken;
+
 int tdm_request_work_count(void)
 {
     /* From zero, the thread may sleep; with an application thread driving,
-       it may sleep beside work it alone moves now (progress.h). */
+       it may sleep beside work it alone moves now (progress.h); after work
+       counted without a wake-up, it may sleep beside that. */
     return atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_seq_cst) == 0 ||
-           atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0;
+           atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0 ||
+           atomic_exchange_explicit(&unwoken, 0, memory_order_seq_cst);
+}
+
+void tdm_request_work_unwoken(void)
+{
+    atomic_store_explicit(&unwoken, 1, memory_order_seq_cst);
 }
 
 void tdm_request_work_begin(void)

@@ -48,6 +48,10 @@ void tdm_request_work_end(void);
    the MPI library while it posts. */
 int tdm_request_work_count(void);
 
+/* The caller told to wake the thread did not (the work needs no thread):
+   the next tdm_request_work_count() says to wake it, whatever the count. */
+void tdm_request_work_unwoken(void);
+
 /* Number of proxies whose generalized request the tracker maps. */
 extern atomic_long tdm_request_proxies;
 

@@ -457,3 +457,31 @@ def test_ranks_kept_off_shared_memory_still_share_their_host(build):
     base = dict(network_settings(build), TANDEM_PROGRESS="drive", TANDEM_PROGRESS_CPUS="share")
     early, moves = blocked_send(build, base)
     assert early >= 4 and moves[0] >= 1 and moves[1] == 0, (early, moves)
+
+
+@pytest.mark.parametrize(
+    ("size", "eager_limit", "unwoken"),
+    [(65536, "auto", True), (65537, "auto", False), (4096, "0", False)],
+)
+def test_small_collectives_are_posted_without_waking_the_thread(build, size, eager_limit, unwoken):
+    """A 2-rank ibcast is one round of one message: at most TANDEM_EAGER_LIMIT
+    bytes (64 KiB with the proxy strategy), it is left to the MPI library and
+    the application's wait, like a point-to-point message of that size, and
+    the thread is not woken for it; above, it is."""
+    program = str(build.directory / "tandem-bench-coll-overlap")
+    env = {
+        "TANDEM_PROGRESS": "proxy",
+        "TANDEM_COLL": "tandem",
+        "TANDEM_COLL_SHM": "0",  # the shared-memory path needs the thread
+        "TANDEM_EAGER_LIMIT": eager_limit,
+        "TANDEM_VERBOSE": "2",
+    }
+    result = launch(build, 2, [program, "ibcast", str(size), "3"], env=env)
+    assert result.returncode == 0, result.stderr
+    counts = re.findall(
+        r"(\d+) collectives run \(\d+ finished in application calls, (\d+) posted without waking",
+        result.stderr,
+    )
+    assert len(counts) == 2, result.stderr
+    for run, left in counts:
+        assert int(run) > 0 and int(left) == (int(run) if unwoken else 0), result.stderr

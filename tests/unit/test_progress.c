@@ -279,6 +279,17 @@ int main(void)
     atomic_fetch_sub(&tdm_progress_own_work, 1);
     tdm_request_work_end();
 
+    /* Work counted from zero without a wake-up (a small collective, left to
+       the application's calls): the next work counted wakes the thread. */
+    EXPECT(falls_quiet(2000));
+    EXPECT(tdm_request_work_count() == 1);
+    tdm_request_work_unwoken();
+    EXPECT(falls_quiet(2000)); /* nobody woke it */
+    tdm_request_started(fake(8), 1 << 20);
+    EXPECT(reaches(polls, polls() + 1, 2000));
+    tdm_request_completed(fake(8));
+    tdm_request_work_end();
+
     tdm_progress_engine_stop();
     printf("%d polls in all\n", (int)atomic_load(&drives));
     check_event_policy();
