@@ -632,7 +632,7 @@ int tdm_schedule_run(tdm_schedule *s)
    the MPI library, like a point-to-point operation of that size, and the
    application's next call to Tandem (its wait) finishes it; waking the
    thread for it only took the posting rank's core (64 KiB MPICH iscatter,
-   2 ranks: 38 us instead of 42-86, docs/PERFORMANCE.md "Small
+   2 ranks: 38 us instead of 39-82, docs/PERFORMANCE.md "Small
    collectives"). */
 static int needs_no_thread(const tdm_schedule *s)
 {
