@@ -671,6 +671,12 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     int wake = tdm_request_work_count();
     atomic_fetch_add_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);
     rc = run_round(s);
+    /* Rounds of local work only (an allreduce's first copy) end here: the
+       messages after them start in the call too, not at the first poll. */
+    while (rc == MPI_SUCCESS && s->nrequests == 0 && s->round + 1 < s->nrounds) {
+        s->round++;
+        rc = run_round(s);
+    }
     if (rc != MPI_SUCCESS && rc != BLOCKED) {
         finish(s, rc);
         return MPI_SUCCESS; /* the error comes with the request's completion */
