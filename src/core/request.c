@@ -121,10 +121,12 @@ int tdm_request_work_count(void)
 {
     /* From zero, the thread may sleep; with an application thread driving,
        it may sleep beside work it alone moves now (progress.h); after work
-       counted without a wake-up, it may sleep beside that. */
+       counted without a wake-up, it may sleep beside that (read before it
+       is written: a post must not write a shared line it need not). */
     return atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_seq_cst) == 0 ||
            atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0 ||
-           atomic_exchange_explicit(&unwoken, 0, memory_order_seq_cst);
+           (atomic_load_explicit(&unwoken, memory_order_seq_cst) &&
+            atomic_exchange_explicit(&unwoken, 0, memory_order_seq_cst));
 }
 
 void tdm_request_work_unwoken(void)
