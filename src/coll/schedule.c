@@ -23,7 +23,7 @@ int tdm_coll_on;
 int tdm_coll_blocking_on;
 static atomic_long started;
 static atomic_long finished_by_calls; /* on an application thread: in its MPI calls */
-static atomic_long unwoken;           /* posted without waking the thread (needs_no_thread) */
+static atomic_long posted_unwoken;    /* posted without waking the thread (needs_no_thread) */
 
 /* ------------------------------------------------- communicator state */
 
@@ -626,7 +626,7 @@ int tdm_schedule_run(tdm_schedule *s)
     return rc;
 }
 
-/* Whether the schedule needs no thread once its first round is posted:
+/* Whether the schedule needs no thread once the call posted its round:
    every message it has is in that round and is at most TANDEM_EAGER_LIMIT
    bytes, and what follows is local (copies, reductions). It is then left to
    the MPI library, like a point-to-point operation of that size, and the
@@ -684,7 +684,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     if (wake && rc != BLOCKED && needs_no_thread(s)) { /* before queueing: s may go at once */
         wake = 0;
         tdm_request_work_unwoken();
-        atomic_fetch_add_explicit(&unwoken, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&posted_unwoken, 1, memory_order_relaxed);
     }
     pthread_mutex_lock(&queue_lock);
     s->next = queued;
@@ -740,7 +740,7 @@ long tdm_coll_finished_by_calls(void)
 
 long tdm_coll_unwoken(void)
 {
-    return atomic_load(&unwoken);
+    return atomic_load(&posted_unwoken);
 }
 
 /* Tuning file warnings: rank 0 says them. */
