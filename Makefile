@@ -119,9 +119,9 @@ tsan: build
 	@for t in $(TSAN_PROGRAMS); do \
 		echo "== ThreadSanitizer: $$t, 2 ranks, TANDEM_PROGRESS=proxy TANDEM_COLL=tandem"; \
 		$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \
-			-- $(CURDIR)/build/tsan/tests/test_$$t >/dev/null \
-			|| { $(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) \
-			-- $(CURDIR)/build/tsan/tests/test_$$t | tail -40; exit 1; }; \
+			-- $(CURDIR)/build/tsan/tests/test_$$t >build/tsan/$$t.log 2>&1 \
+			|| { grep -A30 "WARNING: ThreadSanitizer" build/tsan/$$t.log | head -80; \
+			tail -40 build/tsan/$$t.log; exit 1; }; \
 	done
 	@echo "== ThreadSanitizer: p2p_nonblocking over TCP, 2 ranks, TANDEM_POLL=event"
 	@$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) --env TANDEM_POLL=event \
