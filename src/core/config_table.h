@@ -29,7 +29,8 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive|proxy",
            "gets a generalized request whose MPI_Wait sleeps instead of spinning).")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
            "How the progress thread waits between two polls: spin, yield the CPU (the "
-           "default: measured best on a shared core), sleep with a pause that grows up "
+           "default: measured best on a shared core; it does not yield while an "
+           "application thread waits for a proxy), sleep with a pause that grows up "
            "to TANDEM_POLL_MAX_US while no new work arrives, or event: sleep until one of "
            "the process's sockets has news (a message, a connection, send space) or a pause "
            "that grows up to TANDEM_POLL_EVENT_US passed (for TCP networks; see "
