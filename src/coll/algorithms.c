@@ -844,11 +844,16 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
    ranks pair up first (the even one hands its data to the odd one and waits
    for the result at the end). New ranks keep the order of the ranks whose
    data they hold, and at each step the lower partner's data goes first, so a
-   non-commutative operation is applied in rank order. */
-static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                               MPI_Op op, int commutative, int rank, int size)
+   non-commutative operation is applied in rank order.
+   'input' (or NULL): this rank's data, not yet in 'recvbuf'. Then the op is
+   commutative, and the rank's first exchange sends from 'input', receives
+   the partner's data straight into 'recvbuf' and combines 'input' into it:
+   the copy of 'input' into 'recvbuf' that would come first is spared. */
+static void allreduce_doubling(tdm_schedule *s, const void *input, void *recvbuf,
+                               MPI_Count count, MPI_Datatype type, MPI_Op op, int commutative,
+                               int rank, int size)
 {
-    void *tmp = scratch(s, count, type);
+    void *tmp = NULL; /* the partner's data, once recvbuf holds this rank's */
     int pof2 = 1;
     while (pof2 * 2 <= size)
         pof2 *= 2;
@@ -856,9 +861,16 @@ static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, 
     if (rank < 2 * rem) {
         tdm_schedule_round(s);
         newrank = rank % 2 ? rank / 2 : -1;
-        add(s, rank % 2 ? TDM_OP_RECV : TDM_OP_SEND, rank % 2 ? tmp : recvbuf, count, type,
-            rank % 2 ? rank - 1 : rank + 1);
-        if (rank % 2) {
+        if (rank % 2 == 0) {
+            add(s, TDM_OP_SEND, input ? (void *)input : recvbuf, count, type, rank + 1);
+        } else if (input) {
+            add(s, TDM_OP_RECV, recvbuf, count, type, rank - 1);
+            tdm_schedule_round(s);
+            local(s, TDM_OP_REDUCE, recvbuf, input, count, type, op);
+            input = NULL;
+        } else {
+            tmp = scratch(s, count, type);
+            add(s, TDM_OP_RECV, tmp, count, type, rank - 1);
             tdm_schedule_round(s);
             local(s, TDM_OP_REDUCE, recvbuf, tmp, count, type, op);
         }
@@ -867,6 +879,16 @@ static void allreduce_doubling(tdm_schedule *s, void *recvbuf, MPI_Count count, 
         int partner = newrank ^ mask;
         partner = partner < rem ? partner * 2 + 1 : partner + rem;
         tdm_schedule_round(s);
+        if (input) {
+            add(s, TDM_OP_SEND, (void *)input, count, type, partner);
+            add(s, TDM_OP_RECV, recvbuf, count, type, partner);
+            tdm_schedule_round(s);
+            local(s, TDM_OP_REDUCE, recvbuf, input, count, type, op);
+            input = NULL;
+            continue;
+        }
+        if (!tmp)
+            tmp = scratch(s, count, type);
         add(s, TDM_OP_SEND, recvbuf, count, type, partner);
         add(s, TDM_OP_RECV, tmp, count, type, partner);
         tdm_schedule_round(s);
@@ -938,12 +960,15 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
         return built(s);
-    if (sendbuf != MPI_IN_PLACE)
-        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
     int doubling = alg == TDM_ALG_RECURSIVE_DOUBLING || !commutative;
+    /* recursive doubling combines a commutative op's input where it is */
+    const void *input = doubling && commutative && size > 1 && sendbuf != MPI_IN_PLACE ? sendbuf
+                                                                                     : NULL;
+    if (sendbuf != MPI_IN_PLACE && !input)
+        local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
     tdm_span *b = doubling ? NULL : split(s, count, size, type);
     if (!b) {
-        allreduce_doubling(s, recvbuf, count, type, op, commutative, rank, size);
+        allreduce_doubling(s, input, recvbuf, count, type, op, commutative, rank, size);
     } else if (alg == TDM_ALG_RING) {
         reduce_scatter_ring(s, recvbuf, b, type, op, rank, size);
         allgather_blocks(s, recvbuf, b, type, 0, TDM_ALG_RING, rank, size);
