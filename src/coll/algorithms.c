@@ -961,19 +961,23 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
         return built(s);
     int doubling = alg == TDM_ALG_RECURSIVE_DOUBLING || !commutative;
-    /* recursive doubling combines a commutative op's input where it is */
-    const void *input = doubling && commutative && size > 1 && sendbuf != MPI_IN_PLACE ? sendbuf
-                                                                                     : NULL;
+    tdm_span *b = doubling ? NULL : split(s, count, size, type);
+    /* The input where it is, for the algorithms that read it there rather
+       than from a copy in recvbuf: recursive doubling with a commutative op,
+       and the pairwise reduce-scatter (which copies only its own block). */
+    const void *input = NULL;
+    if (sendbuf != MPI_IN_PLACE && size > 1 && (b ? alg != TDM_ALG_RING : commutative))
+        input = sendbuf;
     if (sendbuf != MPI_IN_PLACE && !input)
         local(s, TDM_OP_COPY, recvbuf, sendbuf, count, type, op);
-    tdm_span *b = doubling ? NULL : split(s, count, size, type);
     if (!b) {
         allreduce_doubling(s, input, recvbuf, count, type, op, commutative, rank, size);
     } else if (alg == TDM_ALG_RING) {
         reduce_scatter_ring(s, recvbuf, b, type, op, rank, size);
         allgather_blocks(s, recvbuf, b, type, 0, TDM_ALG_RING, rank, size);
     } else {
-        reduce_scatter_pairwise(s, recvbuf, at(recvbuf, b[rank].offset), b, type, op, rank, size);
+        reduce_scatter_pairwise(s, input ? input : recvbuf, at(recvbuf, b[rank].offset), b, type,
+                                op, rank, size);
         allgather_blocks(s, recvbuf, b, type, 0, allgather_alg, rank, size);
     }
     return built(s);
