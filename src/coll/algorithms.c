@@ -849,9 +849,8 @@ tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count coun
    commutative, and the rank's first exchange sends from 'input', receives
    the partner's data straight into 'recvbuf' and combines 'input' into it:
    the copy of 'input' into 'recvbuf' that would come first is spared. */
-static void allreduce_doubling(tdm_schedule *s, const void *input, void *recvbuf,
-                               MPI_Count count, MPI_Datatype type, MPI_Op op, int commutative,
-                               int rank, int size)
+static void allreduce_doubling(tdm_schedule *s, const void *input, void *recvbuf, MPI_Count count,
+                               MPI_Datatype type, MPI_Op op, int commutative, int rank, int size)
 {
     void *tmp = NULL; /* the partner's data, once recvbuf holds this rank's */
     int pof2 = 1;
