@@ -5,7 +5,8 @@
 # and this checkout's, alternating; TANDEM_PROGRESS=proxy TANDEM_COLL=tandem, the
 # shared-memory slots on shm only. One line per size and run:
 #   round mpi transport collective native|old|new MiB pure_us overlap%
-# EXTRA="VAR=VALUE ...": more settings for the Tandem runs; NP: ranks (default 2).
+# EXTRA="VAR=VALUE ...": more settings for the Tandem runs; NP: ranks (default 2);
+# SETTLE_US: the pause before each timing (bench/coll_overlap.c; 0).
 #   [MPIS="openmpi mpich"] [TRS="shm shaped"] [COLLS=...] [SIZES=1048576,4194304] [TRIALS=7] \
 #     bash docs/perf/yield-wait/coll-ab.sh ROUNDS | python3 docs/perf/yield-wait/summary.py
 # As root for the shaped network (the namespace tandem-net; tandem bench makes it).
@@ -31,7 +32,7 @@ for lib in native old new; do
     [ $lib != native ] && for e in $EXTRA; do pre="$pre -genv ${e%%=*} ${e#*=}"; done
     cmd="$ns env $envs mpiexec.mpich -n ${NP:-2} $pre"
   fi
-  timeout 90 $cmd $here/build/$mpi/tandem-bench-coll-overlap $c ${SIZES:-1048576,4194304} ${TRIALS:-7} 2>/dev/null |
+  timeout 90 $cmd $here/build/$mpi/tandem-bench-coll-overlap $c ${SIZES:-1048576,4194304} ${TRIALS:-7} ${SETTLE_US:-0} 2>/dev/null |
     grep '^{' | python3 -c 'import json, sys
 for d in map(json.loads, sys.stdin):
     print(*sys.argv[1:], d["bytes"] >> 20, "%.1f" % (d["pure_s"] * 1e6), round(d["overlap"]))' $r $mpi $tr $c $lib
