@@ -197,9 +197,9 @@ static void *progress_main(void *unused)
                    this thread is what it waits for, and its own core is
                    idle: a yield then went to whatever else was runnable,
                    such as a node mate spinning in a blocking call, and a
-                   4 MiB MPICH iallreduce over shared memory took 2.1 ms
-                   instead of 1.0 (native 0.8; docs/PERFORMANCE.md "Yielding
-                   only beside a computation"). */
+                   4 MiB MPICH iallreduce over shared memory took 1.85 ms
+                   instead of 0.95 (native 0.75; docs/PERFORMANCE.md
+                   "Yielding only beside a computation"). */
                 if (atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) == 0)
                     sched_yield();
                 break;
