@@ -118,6 +118,17 @@ int tdm_affinity_share_node(pthread_t thread)
     return pthread_setaffinity_np(thread, sizeof node_cpus, &node_cpus) == 0 ? 0 : -1;
 }
 
+int tdm_affinity_share_node_except(int cpu)
+{
+    if (!node_cpus_known || cpu < 0 || cpu >= CPU_SETSIZE)
+        return -1;
+    cpu_set_t set = node_cpus;
+    CPU_CLR(cpu, &set);
+    if (CPU_COUNT(&set) == 0)
+        return -1;
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
+}
+
 void tdm_affinity_forget(void)
 {
     node_cpus_known = 0;

@@ -31,5 +31,9 @@ int tdm_affinity_pin_self(int cpu);
    known (tdm_affinity_choose found a spare one, or was not asked to look) or
    the OS refused. */
 int tdm_affinity_share_node(pthread_t thread);
+/* As tdm_affinity_share_node for the calling thread, but off 'cpu' (the
+   kernel moves it at once if it runs there). Returns -1 as it does, and
+   when no other CPU of the node is left. */
+int tdm_affinity_share_node_except(int cpu);
 
 #endif

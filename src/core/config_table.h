@@ -48,8 +48,8 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "library, as without Tandem), or lend (post it nonblocking and poll it with short "
            "sleeps, leaving the core to a progress thread of another rank of the node). auto "
            "lends when the progress thread has no spare core, to peers not reached through "
-           "the MPI library's shared memory, and sleeps only while a progress thread of the "
-           "node has work.")
+           "the MPI library's shared memory, and sleeps only while a progress thread of "
+           "another rank runs on its core (with TANDEM_WAIT_MOVE=0: while one has work).")
 TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
            "How long a lending wait polls without sleeping before its first sleep, in "
            "microseconds; its sleeps then double from 1 us up to TANDEM_POLL_MAX_US.")

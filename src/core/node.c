@@ -10,7 +10,8 @@
  *
  * Host rank 0 makes a POSIX shared-memory segment of Tandem's own (the MPI's
  * shared windows need its shared-memory domain): a counter of borrowers and
- * one slot per host rank naming the CPU it lends. A cookie in the segment,
+ * one slot per host rank naming the CPU it lends and the lent CPU its
+ * progress thread runs on. A cookie in the segment,
  * sent with its name, proves that every rank mapped the same one (a name
  * reused by another machine of the same host name, or another /dev/shm, is
  * refused). Without the segment the count reads 1, so lending waits behave
@@ -31,9 +32,14 @@
 
 /* The segment's content. */
 typedef struct {
+    atomic_int lent;  /* the CPU this rank lends + 1, or 0 */
+    atomic_int guest; /* the lent CPU its progress thread is pinned to + 1, or 0 */
+} rank_slot;
+
+typedef struct {
     uint64_t cookie;      /* set by its maker, checked by the others */
     atomic_int borrowers; /* progress threads of the node that have work */
-    atomic_int lent[];    /* per host rank: the CPU it lends + 1, or 0 */
+    rank_slot slot[];     /* per host rank */
 } shared_state;
 
 /* What host rank 0 sends to the others: where the segment is. */
@@ -176,7 +182,7 @@ static shared_state *map_segment(size_t bytes, const segment_address *address)
 /* The shared state, used only if every rank of the host mapped it. */
 static void share_state(void)
 {
-    size_t bytes = sizeof(shared_state) + sizeof(atomic_int) * (size_t)node.local_size;
+    size_t bytes = sizeof(shared_state) + sizeof(rank_slot) * (size_t)node.local_size;
     segment_address address = {0};
     shared_state *state = NULL;
     if (node.local_rank == 0)
@@ -234,8 +240,26 @@ int tdm_node_borrowers(void)
 void tdm_node_lend(int cpu)
 {
     if (node.shared)
-        atomic_store_explicit(&node.shared->lent[node.local_rank], cpu < 0 ? 0 : cpu + 1,
+        atomic_store_explicit(&node.shared->slot[node.local_rank].lent, cpu < 0 ? 0 : cpu + 1,
                               memory_order_relaxed);
+}
+
+void tdm_node_guest(int cpu)
+{
+    if (node.shared)
+        atomic_store_explicit(&node.shared->slot[node.local_rank].guest, cpu < 0 ? 0 : cpu + 1,
+                              memory_order_relaxed);
+}
+
+int tdm_node_has_guest(int cpu)
+{
+    if (!node.shared)
+        return 1;
+    for (int i = 0; i < node.local_size; i++)
+        if (i != node.local_rank &&
+            atomic_load_explicit(&node.shared->slot[i].guest, memory_order_relaxed) == cpu + 1)
+            return 1;
+    return 0;
 }
 
 int tdm_node_lent_cpu(int current)
@@ -245,7 +269,7 @@ int tdm_node_lent_cpu(int current)
     int first = -1;
     for (int k = 1; k <= node.local_size; k++) {
         int i = (node.local_rank + k) % node.local_size;
-        int cpu = atomic_load_explicit(&node.shared->lent[i], memory_order_relaxed) - 1;
+        int cpu = atomic_load_explicit(&node.shared->slot[i].lent, memory_order_relaxed) - 1;
         if (cpu >= 0 && cpu == current)
             return cpu;
         if (cpu >= 0 && first < 0)

@@ -43,6 +43,15 @@ int tdm_node_borrowers(void);
    to return clears it (a thread then stays where the scheduler puts it). */
 void tdm_node_lend(int cpu);
 
+/* This rank's progress thread is pinned to the lent CPU 'cpu' (>= 0), or
+   left it (-1). Progress thread. */
+void tdm_node_guest(int cpu);
+
+/* Whether a progress thread of another rank of this node is pinned to
+   'cpu' (the CPU this rank lends); 1 when that could not be shared. Any
+   thread. */
+int tdm_node_has_guest(int cpu);
+
 /* A CPU that a rank of this node lends now, or -1: 'current' if it is still
    lent, else the first lent one after this rank's own slot (so that the
    threads of several ranks spread over several lenders). Any thread. */

@@ -39,6 +39,7 @@ long long tdm_eager_limit;
 atomic_int tdm_progress_blocked;
 atomic_int tdm_progress_own_work;
 atomic_int tdm_progress_waiters;
+atomic_int tdm_progress_sleepers;
 atomic_int tdm_progress_drivers;
 
 static struct {
@@ -87,24 +88,72 @@ static int doubled(int pause)
     return pause * 2 > engine.max_pause_us ? engine.max_pause_us : pause * 2;
 }
 
-/* Follow the CPUs that ranks of the node lend: run on one while it is lent
-   (the idle core of a rank blocked in a lending wait), and on any CPU of the
-   node's ranks otherwise. Left to itself, the scheduler keeps a thread that
-   just ran beside the computation where it is (cache-hot), and a transfer of
-   a millisecond is over before its balancing would move it. '*placed' is the
-   CPU the thread is pinned to, or -1; 'want' says whether it has work. */
-static void follow_lent_cpu(int *placed, int want)
+/* Follow the CPUs that ranks of the node lend. While the application
+   computes, run on a lent one (the idle core of a rank blocked in a lending
+   wait): left to itself, the scheduler keeps a thread that just ran beside
+   the computation where it is (cache-hot), and a transfer of a millisecond
+   is over before its balancing would move it. Once the application has
+   slept a while in a proxy wait (work_beside), run anywhere but on the lent
+   CPU: the application's own core is idle. Left there, the thread took
+   turns with the lender's own polls while the waiting application's core
+   idled, and a loopback TCP Irecv + Wait of 1 or 4 MiB against a lending
+   MPI_Send took 3-8 ms instead of 0.3-1.3 (docs/PERFORMANCE.md, "Off a lent
+   core while the application waits"). Otherwise run on any CPU of the
+   node's ranks. '*placed': PLACED_SHARED, the CPU it is pinned to, or
+   PLACED_OFF(cpu). */
+enum { PLACED_SHARED = -1 };
+#define PLACED_OFF(cpu) (-2 - (cpu)) /* its own inverse: the CPU of a PLACED_OFF */
+typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
+
+static void follow_lent_cpu(int *placed, thread_work work)
 {
     if (!atomic_load_explicit(&engine.may_move, memory_order_relaxed))
         return;
-    int cpu = want ? tdm_node_lent_cpu(*placed) : -1;
-    if (cpu == *placed)
+    int target = PLACED_SHARED;
+    if (work == WORK_BESIDE_COMPUTATION) {
+        target = tdm_node_lent_cpu(*placed);
+    } else if (work == WORK_FOR_SLEEPER) {
+        int lent = *placed >= 0 ? *placed : tdm_node_lent_cpu(-1);
+        target = *placed < PLACED_SHARED ? *placed : lent >= 0 ? PLACED_OFF(lent) : PLACED_SHARED;
+    }
+    if (target == *placed)
         return;
-    if (cpu >= 0 ? tdm_affinity_pin_self(cpu) : tdm_affinity_share_node(pthread_self()))
-        return; /* refused: stay where it is */
-    if (cpu >= 0)
+    int refused = target >= 0               ? tdm_affinity_pin_self(target)
+                  : target == PLACED_SHARED ? tdm_affinity_share_node(pthread_self())
+                                            : tdm_affinity_share_node_except(PLACED_OFF(target));
+    if (refused)
+        return; /* stay where it is */
+    if (target >= 0)
         atomic_fetch_add_explicit(&engine.moves, 1, memory_order_relaxed);
-    *placed = cpu;
+    if (target >= 0 || *placed >= 0)
+        tdm_node_guest(target >= 0 ? target : -1); /* its lender sleeps while it is there */
+    *placed = target;
+}
+
+/* What the application does while the thread has work. An application
+   asleep in a proxy wait counts as such only after a while ('*asleep_since',
+   the first time seen, in seconds; 0: not seen): over shared memory, where
+   a 1 MiB transfer takes tens of microseconds, moving there and back cost
+   more than it spared (docs/PERFORMANCE.md, "Off a lent core while the
+   application waits"). */
+enum { AWAY_AFTER_US = 100 };
+#define AWAY_AFTER_S (AWAY_AFTER_US * 1e-6)
+
+static thread_work work_beside(double *asleep_since)
+{
+    if (atomic_load_explicit(&tdm_progress_sleepers, memory_order_relaxed) > 0) {
+        double now = seconds(CLOCK_MONOTONIC);
+        if (*asleep_since == 0)
+            *asleep_since = now;
+        if (now - *asleep_since >= AWAY_AFTER_S)
+            return WORK_FOR_SLEEPER;
+    } else {
+        *asleep_since = 0;
+    }
+    return atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) > 0 ||
+                   atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0
+               ? NO_WORK
+               : WORK_BESIDE_COMPUTATION;
 }
 
 /* Whether the thread has nothing to do: no work counted, or only schedules
@@ -134,8 +183,9 @@ static void *progress_main(void *unused)
         tdm_affinity_pin_self(engine.cpu);
     int pause = 1;
     long seen = 0;
-    int borrowing = 0; /* counted in the node's borrowers: it has work */
-    int placed = -1;   /* the lent CPU it runs on, or -1 */
+    int borrowing = 0;          /* counted in the node's borrowers: it has work */
+    int placed = PLACED_SHARED; /* where it runs: see follow_lent_cpu */
+    double asleep_since = 0;    /* see work_beside */
     tdm_poll_policy policy = engine.policy;
     if (policy == TDM_POLL_EVENT && tdm_netwait_open() != 0) {
         tdm_log_warn("TANDEM_POLL=event: cannot watch sockets (epoll); sleeping instead");
@@ -151,7 +201,7 @@ static void *progress_main(void *unused)
         if (borrowing && (engine.stop || idle())) {
             tdm_node_borrow(-1);
             borrowing = 0;
-            follow_lent_cpu(&placed, 0);
+            follow_lent_cpu(&placed, NO_WORK);
         }
         while (!engine.stop && idle()) {
             /* Announce the sleep, then look at the count once more: a waker
@@ -173,11 +223,7 @@ static void *progress_main(void *unused)
             tdm_node_borrow(1);
             borrowing = 1;
         }
-        /* Move only while the application computes: when it waits, its own
-           core is idle, and a move would only put two transfers on one core. */
-        follow_lent_cpu(&placed,
-                        atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) == 0 &&
-                            atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) == 0);
+        follow_lent_cpu(&placed, work_beside(&asleep_since));
 
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
@@ -297,6 +343,11 @@ void tdm_progress_engine_stop(void)
     pthread_join(engine.thread, NULL);
     engine.wall_spent = seconds(CLOCK_MONOTONIC) - engine.started;
     tdm_progress_running = 0;
+}
+
+int tdm_progress_follows_lent_cpus(void)
+{
+    return atomic_load_explicit(&engine.may_move, memory_order_relaxed);
 }
 
 void tdm_progress_times(double *cpu, double *wall)

@@ -45,6 +45,10 @@ static inline void tdm_progress_blocking_leave(void)
    new waiter when its current wait ends (TANDEM_POLL_EVENT_US at most). */
 extern atomic_int tdm_progress_waiters;
 
+/* Number of those asleep (the second part of tdm_proxy_wait_any): their
+   cores are idle. */
+extern atomic_int tdm_progress_sleepers;
+
 /* Number of application threads moving the collectives' schedules in a wait
    (the first part of tdm_proxy_wait_any). While one does and schedules are
    all that is outstanding, the thread sleeps instead of polling beside it:
@@ -125,6 +129,10 @@ int tdm_progress_cpu(void);
    and move to a CPU that a rank blocked in a lending wait leaves idle
    (TANDEM_WAIT) while it has work. Application thread. */
 void tdm_progress_share_node(void);
+
+/* Whether the thread moves to lent CPUs (after tdm_progress_share_node, with
+   TANDEM_WAIT_MOVE). Any thread. */
+int tdm_progress_follows_lent_cpus(void);
 
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
 long tdm_progress_moves(void);

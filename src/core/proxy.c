@@ -226,10 +226,12 @@ static void wait_any(tdm_proxy *const *proxies, int count)
         if (done)
             return;
     }
+    atomic_fetch_add_explicit(&tdm_progress_sleepers, 1, memory_order_relaxed);
     pthread_mutex_lock(&finish_lock);
     while (!any_done(proxies, count))
         pthread_cond_wait(&finished, &finish_lock);
     pthread_mutex_unlock(&finish_lock);
+    atomic_fetch_sub_explicit(&tdm_progress_sleepers, 1, memory_order_relaxed);
 }
 
 void tdm_proxy_wait_any(tdm_proxy *const *proxies, int count)

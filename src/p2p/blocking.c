@@ -158,10 +158,25 @@ static int test_each(int count, MPI_Request requests[], MPI_Status statuses[], i
     return MPI_SUCCESS;
 }
 
+/* Whether a lending wait on 'cpu' sleeps now: always with TANDEM_WAIT=lend;
+   with auto, while another rank's progress thread is pinned to that CPU or,
+   where threads do not move to lent CPUs (TANDEM_WAIT_MOVE=0, or
+   TANDEM_PROGRESS_CPUS=none), while one has work (the scheduler may put it
+   there). A lender that slept while the thread ran elsewhere only slowed
+   its own transfer (docs/PERFORMANCE.md, "Off a lent core while the
+   application waits"). */
+static int guest_waits(int cpu)
+{
+    if (lend.mode == TDM_LEND_ALWAYS)
+        return 1;
+    return tdm_progress_follows_lent_cpus() && cpu >= 0 ? tdm_node_has_guest(cpu)
+                                                        : tdm_node_borrowers() > 0;
+}
+
 /* Wait for requests[0..count-1] (each tested on its own, so that an error
    reaches the application's error handler with its own code) while lending
-   the core. */
-static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
+   the core 'cpu'. */
+static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[], int cpu)
 {
     int left, rc;
     double end = PMPI_Wtime() + lend.spin_us * 1e-6;
@@ -173,7 +188,7 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     for (int pause = 1;;) {
-        if (lend.mode == TDM_LEND_ALWAYS || tdm_node_borrowers() > 0) {
+        if (guest_waits(cpu)) {
             tdm_pause_us(pause);
             pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2;
         } else {
@@ -190,9 +205,11 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[])
 /* The core of a lending call is lent from before its operation is posted
    (a progress thread of the node with work may move there at once: its
    transfer may be over before the spinning is) until it returns. */
-static void lend_begin(void)
+static int lend_begin(void)
 {
-    tdm_node_lend(sched_getcpu());
+    int cpu = sched_getcpu();
+    tdm_node_lend(cpu);
+    return cpu;
 }
 
 static int lend_end(int rc)
@@ -214,9 +231,9 @@ static int lend_end(int rc)
             return PMPI_##Name##suffix(buf, count, datatype, dest, tag, comm);                 \
         MPI_Request request;                                                                   \
         MPI_Status status;                                                                     \
-        lend_begin();                                                                          \
+        int cpu = lend_begin();                                                                \
         int rc = START##suffix(buf, count, datatype, dest, tag, comm, &request);               \
-        return lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status));             \
+        return lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, &status, cpu));        \
     }
 
 /* The blocking receives also record what arrived while monitoring records:
@@ -234,9 +251,9 @@ static int lend_end(int rc)
         MPI_Request request;                                                                       \
         int rc;                                                                                    \
         if (lent) {                                                                                \
-            lend_begin();                                                                          \
+            int cpu = lend_begin();                                                                \
             rc = PMPI_Irecv##suffix(buf, count, datatype, source, tag, comm, &request);            \
-            rc = lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, st));                    \
+            rc = lend_end(rc != MPI_SUCCESS ? rc : lend_wait(1, &request, st, cpu));               \
         } else {                                                                                   \
             rc = PMPI_Recv##suffix(buf, count, datatype, source, tag, comm, st);                   \
         }                                                                                          \
@@ -266,7 +283,7 @@ static int lend_end(int rc)
         if (lent) {                                                                                \
             /* the receive first, as MPI libraries post it, so a send to self matches */           \
             MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};                        \
-            lend_begin();                                                                          \
+            int cpu = lend_begin();                                                                \
             rc = PMPI_Irecv##suffix(recvbuf, recvcount, recvtype, source, recvtag, comm,           \
                                     &requests[0]);                                                 \
             if (rc == MPI_SUCCESS) {                                                               \
@@ -279,7 +296,7 @@ static int lend_end(int rc)
             }                                                                                      \
             if (rc == MPI_SUCCESS) {                                                               \
                 MPI_Status both[2];                                                                \
-                rc = lend_wait(2, requests, both);                                                 \
+                rc = lend_wait(2, requests, both, cpu);                                            \
                 *st = both[0];                                                                     \
             }                                                                                      \
             lend_end(rc);                                                                          \
