@@ -334,29 +334,33 @@ def plot(result: dict, out: Path, name: str = "overlap") -> None:
         plt.close(fig)
 
 
+def overlap_cell(s: dict, native: dict | None) -> str:
+    """availability / slowdown (%) / the transfer alone: in ms for native, else
+    as a multiple of native's (a slower transfer hides more of itself)."""
+    cell = f"{100 * s['availability']:.0f} / {100 * s['slowdown']:+.0f}"
+    if s["config"] == "native":
+        return cell + f" / {1e3 * s['transfer_s']:.2f} ms"
+    if native and native["transfer_s"] > 0:
+        return cell + f" / {s['transfer_s'] / native['transfer_s']:.1f}x"
+    return cell
+
+
 def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
-    """Availability / slowdown (%) per configuration, for sizes >= min_bytes."""
+    """One cell per configuration (overlap_cell), for sizes >= min_bytes."""
     summary = [s for s in result["summary"] if s["bytes"] >= min_bytes]
     configs = sorted({s["config"] for s in summary}, key=lambda c: (c != "native", c))
+    found = {(s["mpi"], s["transport"], s["variant"], s["bytes"], s["config"]): s for s in summary}
     lines = [
         "| MPI | transport | variant | size | " + " | ".join(configs) + " |",
         "|---|---|---|---|" + "---|" * len(configs),
     ]
-    keys = sorted({(s["mpi"], s["transport"], s["variant"], s["bytes"]) for s in summary})
-    for mpi, transport, variant, size in keys:
-        cells = []
-        for config in configs:
-            match = [
-                s
-                for s in summary
-                if (s["mpi"], s["transport"], s["variant"], s["bytes"], s["config"])
-                == (mpi, transport, variant, size, config)
-            ]
-            cells.append(
-                f"{100 * match[0]['availability']:.0f} / {100 * match[0]['slowdown']:+.0f}"
-                if match
-                else "-"
-            )
+    for key in sorted({(s["mpi"], s["transport"], s["variant"], s["bytes"]) for s in summary}):
+        native = found.get(key + ("native",))
+        cells = [
+            overlap_cell(found[key + (config,)], native) if key + (config,) in found else "-"
+            for config in configs
+        ]
+        mpi, transport, variant, size = key
         label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
         lines.append(f"| {mpi} | {transport} | {variant} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
