@@ -3,7 +3,7 @@
 # TANDEM_PROGRESS=proxy with the defaults, a Tandem library built elsewhere
 # ($BEFORE/<mpi>/libtandem.so, default /tmp/old/build) against this checkout's,
 # alternating. One line per size and run:
-#   round mpi transport variant old|new MiB availability% slowdown%
+#   round mpi transport variant old|new MiB availability% slowdown% transfer_ms
 #   [MPIS="openmpi mpich"] [TRS="shm tcp shaped"] [SIZES=1048576,4194304] [TRIALS=5] \
 #     bash docs/perf/yield-wait/p2p-ab.sh ROUNDS | python3 docs/perf/yield-wait/summary.py
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -26,5 +26,6 @@ for lib in old new; do
   timeout 60 $cmd $here/build/$mpi/tandem-bench-overlap $v ${SIZES:-1048576,4194304} ${TRIALS:-5} 2>/dev/null |
     grep '^{' | python3 -c 'import json, sys
 for d in map(json.loads, sys.stdin):
-    print(*sys.argv[1:], d["bytes"] >> 20, round(100 * d["availability"]), round(100 * d["slowdown"]))' $r $mpi $tr $v $lib
+    print(*sys.argv[1:], d["bytes"] >> 20, round(100 * d["availability"]), round(100 * d["slowdown"]),
+          round(1e3 * d["transfer_s"], 3))' $r $mpi $tr $v $lib
 done; done; done; done; done
