@@ -406,6 +406,17 @@ def test_a_lending_receive_leaves_its_core_idle(build):
     assert blocked_cpu_share(build, base, borrow=True) > 0.8
 
 
+def test_a_lending_wait_sleeps_while_a_thread_is_pinned_to_its_core(build):
+    """Where threads move to lent CPUs (TANDEM_PROGRESS_CPUS=share), a lending
+    receive sleeps while the progress thread of the other rank, whose
+    application sleeps outside MPI with a receive outstanding, is pinned to
+    its core (the node's guest slot), and spins when no thread has work."""
+    network = dict({"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "share"},
+                   **network_settings(build))
+    assert blocked_cpu_share(build, network, borrow=True) < 0.5
+    assert blocked_cpu_share(build, network) > 0.8
+
+
 def blocked_send(build, env: dict[str, str] | None) -> tuple[int, list[int]]:
     """test_blocked_cpu send: of rank 1's five 1 MiB MPI_Sends, each to rank 0
     which computes for 100 ms with the matching receive posted, how many
