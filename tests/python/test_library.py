@@ -411,8 +411,9 @@ def test_a_lending_wait_sleeps_while_a_thread_is_pinned_to_its_core(build):
     receive sleeps while the progress thread of the other rank, whose
     application sleeps outside MPI with a receive outstanding, is pinned to
     its core (the node's guest slot), and spins when no thread has work."""
-    network = dict({"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "share"},
-                   **network_settings(build))
+    network = dict(
+        {"TANDEM_PROGRESS": "drive", "TANDEM_PROGRESS_CPUS": "share"}, **network_settings(build)
+    )
     assert blocked_cpu_share(build, network, borrow=True) < 0.5
     assert blocked_cpu_share(build, network) > 0.8
 
