@@ -12,7 +12,14 @@ Both processes' CPU time (getrusage) and the whole machine's busy time
 process) are reported per transfer, the machine's less what it spent in an
 idle interval of the same length. One JSON line per network.
 
-    sudo python3 bench/transfer_floor.py [--size BYTES] [--trials N] [--networks shaped,tcp]
+With --cpus one both processes run on one CPU: the time a transfer takes
+when one core does all of it, as when one rank computes and its peer lends
+the other core (TANDEM_WAIT). Over loopback both ends' copies are this
+machine's work, so against the time on two CPUs it bounds the share of a
+transfer that any progress engine can hide behind one rank's computation.
+
+    sudo python3 bench/transfer_floor.py [--size BYTES] [--trials N] [--networks shaped,tcp] \
+        [--cpus two|one]
 
 Run as root for the shaped network (the tandem-net namespace of
 ARCHITECTURE.md, made here if missing).
@@ -52,13 +59,16 @@ def pin(cpu: int) -> None:
         os.sched_setaffinity(0, {cpus[cpu % len(cpus)]})
 
 
+CPUS = {"two": (0, 1), "one": (1, 1)}  # --cpus: the sender's CPU, the receiver's
+
+
 def process_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-def receiver(listener: socket.socket, size: int, trials: int, report) -> None:
-    pin(1)
+def receiver(listener: socket.socket, size: int, trials: int, cpu: int, report) -> None:
+    pin(cpu)
     connection, _ = listener.accept()
     buffer = bytearray(size)
     view = memoryview(buffer)
@@ -73,7 +83,7 @@ def receiver(listener: socket.socket, size: int, trials: int, report) -> None:
     report.close()
 
 
-def measure(size: int, trials: int) -> dict:
+def measure(size: int, trials: int, cpus: str) -> dict:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
@@ -81,10 +91,10 @@ def measure(size: int, trials: int) -> dict:
     child = os.fork()
     if child == 0:
         os.close(read_end)
-        receiver(listener, size, trials, os.fdopen(write_end, "w"))
+        receiver(listener, size, trials, CPUS[cpus][1], os.fdopen(write_end, "w"))
         os._exit(0)
     os.close(write_end)
-    pin(0)
+    pin(CPUS[cpus][0])
     sender = socket.create_connection(listener.getsockname())
     data = os.urandom(size)  # real pages: zeros from calloc would all read one page
     for trial in range(trials + 2):
@@ -113,11 +123,12 @@ def measure(size: int, trials: int) -> dict:
 
 def child_main(args) -> None:
     """One network's rounds, inside its namespace: medians of the rounds."""
-    rounds = [measure(args.size, args.trials) for _ in range(args.rounds)]
+    rounds = [measure(args.size, args.trials, args.cpus) for _ in range(args.rounds)]
     summary = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
     summary.update(
         test="transfer_floor",
         network=args.network,
+        cpus_used=args.cpus,
         bytes=args.size,
         trials=args.trials,
         rounds=args.rounds,
@@ -133,6 +144,12 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--networks", default="shaped,tcp")
+    parser.add_argument(
+        "--cpus",
+        choices=sorted(CPUS),
+        default="two",
+        help="two: sender and receiver on CPUs of their own; one: both on one CPU",
+    )
     parser.add_argument("--network", help=argparse.SUPPRESS)  # set in the child
     args = parser.parse_args()
     if args.network:
@@ -154,6 +171,7 @@ def main() -> int:
             f"--size={args.size}",
             f"--trials={args.trials}",
             f"--rounds={args.rounds}",
+            f"--cpus={args.cpus}",
         ]
         subprocess.run(command, check=True)
     return 0

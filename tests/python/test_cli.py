@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 from conftest import ROOT, build_for, program_path, tandem_cli
 from tandem.launch import launcher_environment
@@ -379,3 +380,33 @@ def test_bench_ioapp_processes_every_line(tmp_path):
     assert not [p for p in data["problems"] if "lost" in p]
     assert "nbc16 vs its block" in (tmp_path / "ioapp.md").read_text()
     assert (tmp_path / "ioapp_2.png").stat().st_size > 0
+
+
+def run_transfer_floor(*args: str) -> subprocess.CompletedProcess:
+    script = ROOT / "bench" / "transfer_floor.py"
+    return subprocess.run(
+        [sys.executable, str(script), "--networks", "tcp", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_transfer_floor_on_one_cpu_and_on_two():
+    results = {}
+    for cpus in ("two", "one"):
+        result = run_transfer_floor(
+            "--size", "65536", "--trials", "5", "--rounds", "1", "--cpus", cpus
+        )
+        assert result.returncode == 0, result.stderr
+        line = json.loads(result.stdout)
+        assert line["cpus_used"] == cpus and line["bytes"] == 65536
+        assert line["wall_s"] > 0 and line["sender_cpu_s"] >= 0 and line["receiver_cpu_s"] >= 0
+        results[cpus] = line
+    assert results["one"]["network"] == results["two"]["network"] == "tcp"
+
+
+def test_transfer_floor_rejects_an_unknown_cpu_count():
+    result = run_transfer_floor("--cpus", "three")
+    assert result.returncode == 2
+    assert "--cpus: invalid choice: 'three' (choose from 'one', 'two')" in result.stderr
