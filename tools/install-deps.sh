@@ -12,6 +12,8 @@ have gfortran || need+=(gfortran)
 have cmake || need+=(cmake)
 have make || need+=(make)
 have nm || need+=(binutils)
+# gdb: `tandem bench` records where a launch it had to kill hangs
+have gdb || need+=(gdb)
 have pkg-config || need+=(pkg-config)
 have clang-format || need+=(clang-format)
 have python3 || need+=(python3)

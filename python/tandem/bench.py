@@ -154,13 +154,15 @@ def run_records(build, nprocs, program, transport, config, timeout):
         command = ["ip", "netns", "exec", NETNS, *command]
     outcome = run_launch(command, launcher_environment(build), timeout)
     records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
+    stacks = f"; call stacks when killed:\n{outcome.stacks}" if outcome.stacks else ""
     if outcome.returncode not in (0, None) or not records:
         return (
             [],
-            f"{' '.join(command)}: exit {outcome.returncode}: {outcome.stderr.strip()[-500:]}",
+            f"{' '.join(command)}: exit {outcome.returncode}: "
+            f"{outcome.stderr.strip()[-500:]}{stacks}",
         )
     name = Path(program[0]).name
-    hung = f"{build.family} {transport} {config.name} {name}: hung in MPI_Finalize, killed"
+    hung = f"{build.family} {transport} {config.name} {name}: hung in MPI_Finalize, killed{stacks}"
     return records, (hung if outcome.timed_out else None)
 
 
@@ -402,6 +404,11 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                         problems.append(
                             f"{build.family} {transport} {config.name}: exit "
                             f"{outcome.returncode}, timed out {outcome.timed_out}"
+                            + (
+                                f"; call stacks when killed:\n{outcome.stacks}"
+                                if outcome.stacks
+                                else ""
+                            )
                         )
                     records += labelled(found, build, transport, config, round_index)
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")

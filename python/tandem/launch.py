@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from .builds import Build
 
@@ -61,12 +63,54 @@ def launcher_environment(build: Build) -> dict[str, str]:
 class Outcome:
     """What a launched command did: its exit status and output, and whether it
     had to be killed after 'timeout' seconds (then returncode is None and the
-    output is what it printed until then)."""
+    output is what it printed until then). 'stacks': on a timeout, the
+    threads' call stacks of every process of the command, where gdb is
+    installed, else empty."""
 
     returncode: int | None
     stdout: str
     stderr: str
     timed_out: bool
+    stacks: str = ""
+
+
+def group_members(pgid: int) -> list[int]:
+    """The processes of process group 'pgid'."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return sorted(members)
+
+
+def call_stacks(pgid: int, frames: int = 20) -> str:
+    """Every thread's innermost 'frames' frames, for each process of group
+    'pgid' (a hung launch: where it hangs), or "" without gdb."""
+    if shutil.which("gdb") is None:
+        return ""
+    reports = []
+    for pid in group_members(pgid):
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+            result = subprocess.run(
+                ["gdb", "-p", str(pid), "-batch", "-ex", f"thread apply all bt {frames}"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        lines = [line for line in result.stdout.splitlines() if line.startswith(("Thread ", "#"))]
+        reports.append(f"process {pid} ({name}):\n" + "\n".join(lines))
+    return "\n".join(reports)
 
 
 def run_launch(command: list[str], env: dict[str, str], timeout: float, cwd=None) -> Outcome:
@@ -85,6 +129,7 @@ def run_launch(command: list[str], env: dict[str, str], timeout: float, cwd=None
         out, err = process.communicate(timeout=timeout)
         return Outcome(process.returncode, out, err, False)
     except subprocess.TimeoutExpired:
+        stacks = call_stacks(process.pid)
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
-        return Outcome(None, out, err, True)
+        return Outcome(None, out, err, True, stacks)

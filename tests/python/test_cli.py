@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, build_for, program_path, tandem_cli
 from tandem.launch import launcher_environment
 
@@ -410,3 +413,25 @@ def test_transfer_floor_rejects_an_unknown_cpu_count():
     result = run_transfer_floor("--cpus", "three")
     assert result.returncode == 2
     assert "--cpus: invalid choice: 'three' (choose from 'one', 'two')" in result.stderr
+
+
+def test_a_killed_launch_reports_where_each_of_its_processes_hangs():
+    from tandem.launch import run_launch
+
+    if shutil.which("gdb") is None:
+        pytest.skip("gdb is not installed (tools/install-deps.sh installs it)")
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    outcome = run_launch(["bash", "-c", f"{shlex.join(sleeper)} & wait"], dict(os.environ), 2)
+    assert outcome.timed_out and outcome.returncode is None
+    processes = [line for line in outcome.stacks.splitlines() if line.startswith("process ")]
+    assert len(processes) == 2, outcome.stacks  # bash and its child, one group
+    assert "(bash)" in processes[0] or "(bash)" in processes[1]
+    assert "nanosleep" in outcome.stacks  # the child's frame where it sleeps
+
+
+def test_a_killed_launch_without_gdb_reports_no_stacks(monkeypatch):
+    from tandem import launch
+
+    monkeypatch.setattr(launch.shutil, "which", lambda name: None)
+    outcome = launch.run_launch(["sleep", "60"], dict(os.environ), 1)
+    assert outcome.timed_out and outcome.stacks == ""
