@@ -154,7 +154,7 @@ def run_records(build, nprocs, program, transport, config, timeout):
         command = ["ip", "netns", "exec", NETNS, *command]
     outcome = run_launch(command, launcher_environment(build), timeout)
     records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
-    stacks = f"; call stacks when killed:\n{outcome.stacks}" if outcome.stacks else ""
+    stacks = outcome.where_killed
     if outcome.returncode not in (0, None) or not records:
         return (
             [],
@@ -404,11 +404,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                         problems.append(
                             f"{build.family} {transport} {config.name}: exit "
                             f"{outcome.returncode}, timed out {outcome.timed_out}"
-                            + (
-                                f"; call stacks when killed:\n{outcome.stacks}"
-                                if outcome.stacks
-                                else ""
-                            )
+                            f"{outcome.where_killed}"
                         )
                     records += labelled(found, build, transport, config, round_index)
                 print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")

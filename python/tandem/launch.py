@@ -73,6 +73,11 @@ class Outcome:
     timed_out: bool
     stacks: str = ""
 
+    @property
+    def where_killed(self) -> str:
+        """The call stacks as the end of a problem's line, or ""."""
+        return f"; call stacks when killed:\n{self.stacks}" if self.stacks else ""
+
 
 def group_members(pgid: int) -> list[int]:
     """The processes of process group 'pgid'."""

@@ -427,6 +427,7 @@ def test_a_killed_launch_reports_where_each_of_its_processes_hangs():
     assert len(processes) == 2, outcome.stacks  # bash and its child, one group
     assert "(bash)" in processes[0] or "(bash)" in processes[1]
     assert "nanosleep" in outcome.stacks  # the child's frame where it sleeps
+    assert outcome.where_killed.startswith("; call stacks when killed:\nprocess ")
 
 
 def test_a_killed_launch_without_gdb_reports_no_stacks(monkeypatch):
