@@ -6,12 +6,14 @@
  *   both        rank 0: Isend, compute, Wait, ack;  rank 1: Irecv, compute, Wait, ack
  * The computing rank reports, as medians over the trials:
  *   transfer  the same pattern with no work (post, wait, ack)
- *   work      a fixed amount of work alone (a triad sweep count, not a time loop)
+ *   work      a fixed amount of work alone (a triad sweep count, not a time loop),
+ *             as long as the trial's own transfer
  *   total     post + work + wait (+ ack)
  *   inflight  the time of the same work while the message is in flight
  * availability = 1 - (total - work) / transfer   (share of the transfer hidden)
  * slowdown     = inflight / work - 1              (what background progress costs)
- * One JSON object per size and variant on stdout.
+ * One JSON object per size and variant on stdout, with every trial's
+ * transfer alone (sorted; the first 64 trials).
  *
  *   overlap VARIANT SIZE[,SIZE...] [TRIALS]
  */
@@ -87,15 +89,24 @@ int main(int argc, char **argv)
         char *sbuf = calloc((size_t)bytes + 1, 1), *rbuf = calloc((size_t)bytes + 1, 1);
         double unused;
         exchange(v, sbuf, rbuf, bytes, rank, 0, &unused); /* warm-up: connections, pages */
-        /* Calibrate the work to last as long as the transfer (median of 3),
-           on the reporter alone while the other rank waits, as when the work
-           is timed alone (both computing at once, each ran at half speed). */
+        /* The work's pace, on the reporter alone while the other rank waits:
+           sweeps per second of a work as long as the transfer (median of 3). */
         for (int i = 0; i < 3; i++)
             transfer[i] = exchange(v, sbuf, rbuf, bytes, rank, 0, &unused);
-        long sweeps = rank == reporter ? sweeps_lasting(median(transfer, 3)) : 0;
-        MPI_Bcast(&sweeps, 1, MPI_LONG, reporter, MPI_COMM_WORLD);
+        double pace = 0;
+        if (rank == reporter) {
+            double calibration = median(transfer, 3);
+            pace = (double)sweeps_lasting(calibration) / calibration;
+        }
         for (int i = 0; i < trials; i++) {
             transfer[i] = exchange(v, sbuf, rbuf, bytes, rank, 0, &unused);
+            /* Each trial's work lasts as long as its own transfer: a work
+               calibrated once, from the first transfers, was half as long as
+               the later ones in some runs, and then even a fully hidden
+               transfer could read no more than 50% available. */
+            long sweeps = (long)(pace * transfer[i] + 0.5);
+            sweeps = sweeps < 1 ? 1 : sweeps;
+            MPI_Bcast(&sweeps, 1, MPI_LONG, reporter, MPI_COMM_WORLD);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             compute(sweeps);
@@ -104,13 +115,16 @@ int main(int argc, char **argv)
         }
         if (rank == reporter) {
             double tr = median(transfer, trials), to = median(total, trials);
+            char each[64 * 24] = "", *at = each; /* the transfers, sorted by median() */
+            for (int i = 0; i < trials && at < each + sizeof each - 24; i++)
+                at += snprintf(at, 24, "%s%.7f", i ? ", " : "", transfer[i]);
             double wa = median(alone, trials), wi = median(inflight, trials);
             double availability = tr > 0 ? 1.0 - (to - wa) / tr : 0;
             availability = availability < 0 ? 0 : availability > 1 ? 1 : availability;
             printf("{\"variant\": \"%s\", \"bytes\": %d, \"trials\": %d, \"transfer_s\": %.7f, "
                    "\"work_s\": %.7f, \"total_s\": %.7f, \"inflight_s\": %.7f, "
-                   "\"availability\": %.4f, \"slowdown\": %.4f}\n",
-                   argv[1], bytes, trials, tr, wa, to, wi, availability, wi / wa - 1.0);
+                   "\"availability\": %.4f, \"slowdown\": %.4f, \"transfers_s\": [%s]}\n",
+                   argv[1], bytes, trials, tr, wa, to, wi, availability, wi / wa - 1.0, each);
             fflush(stdout);
         }
         free(sbuf);
