@@ -47,12 +47,14 @@ int tdm_affinity_slice_self(int us)
     return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 0 : -1;
 }
 
-int tdm_affinity_pin_self(int cpu)
+int tdm_affinity_pin(pthread_t thread, int cpu)
 {
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return -1;
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
+    return pthread_setaffinity_np(thread, sizeof set, &set) == 0 ? 0 : -1;
 }
 
 /* Parse "2,3" or "2_3" into cpus[]; returns the count, or -1 if malformed. */
@@ -98,8 +100,7 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
         CPU_ZERO(&bound);
         for (int i = 0; i < local_size; i++)
             CPU_OR(&bound, &bound, &all[i]);
-        node_cpus = bound;
-        node_cpus_known = 1;
+        tdm_affinity_set_node_cpus(&bound);
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         int spare[CPU_SETSIZE], nspare = 0;
         for (int c = 0; c < online && c < CPU_SETSIZE; c++)
@@ -111,6 +112,12 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
     return rc;
 }
 
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus)
+{
+    node_cpus = *cpus;
+    node_cpus_known = 1;
+}
+
 int tdm_affinity_share_node(pthread_t thread)
 {
     if (!node_cpus_known)
@@ -118,7 +125,7 @@ int tdm_affinity_share_node(pthread_t thread)
     return pthread_setaffinity_np(thread, sizeof node_cpus, &node_cpus) == 0 ? 0 : -1;
 }
 
-int tdm_affinity_share_node_except(int cpu)
+int tdm_affinity_share_node_except(pthread_t thread, int cpu)
 {
     if (!node_cpus_known || cpu < 0 || cpu >= CPU_SETSIZE)
         return -1;
@@ -126,7 +133,7 @@ int tdm_affinity_share_node_except(int cpu)
     CPU_CLR(cpu, &set);
     if (CPU_COUNT(&set) == 0)
         return -1;
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0 ? 0 : -1;
+    return pthread_setaffinity_np(thread, sizeof set, &set) == 0 ? 0 : -1;
 }
 
 void tdm_affinity_forget(void)

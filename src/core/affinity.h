@@ -3,6 +3,7 @@
 #define TDM_AFFINITY_H
 
 #include <pthread.h>
+#include <sched.h>
 
 /* Choose the progress thread's CPU for this rank from the setting 'spec'
    ("auto", "share", "none" or a list "2,3" / "2_3", one CPU per local rank). Sets
@@ -10,6 +11,10 @@
    node's ranks (it compares their bindings; tdm_node_init ran). Application
    thread, in MPI_Init. Returns an MPI error code. */
 int tdm_affinity_choose(const char *spec, int *cpu);
+
+/* The CPUs the node's ranks are bound to, all together (tdm_affinity_choose
+   learns them). */
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus);
 
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);
@@ -22,8 +27,9 @@ void tdm_affinity_forget(void);
    accept the request and ignore it). */
 int tdm_affinity_slice_self(int us);
 
-/* Pin the calling thread to one CPU. Returns 0, or -1 if the OS refused. */
-int tdm_affinity_pin_self(int cpu);
+/* Pin 'thread' to one CPU; if it waits for a turn elsewhere, the kernel
+   moves it at once. Returns 0, or -1 if the OS refused. */
+int tdm_affinity_pin(pthread_t thread, int cpu);
 
 /* Let 'thread' run on any CPU a rank of this node is bound to (a progress
    thread without a spare core then runs wherever a rank waits in a lending
@@ -31,9 +37,9 @@ int tdm_affinity_pin_self(int cpu);
    known (tdm_affinity_choose found a spare one, or was not asked to look) or
    the OS refused. */
 int tdm_affinity_share_node(pthread_t thread);
-/* As tdm_affinity_share_node for the calling thread, but off 'cpu' (the
-   kernel moves it at once if it runs there). Returns -1 as it does, and
-   when no other CPU of the node is left. */
-int tdm_affinity_share_node_except(int cpu);
+/* As tdm_affinity_share_node, but off 'cpu' (the kernel moves 'thread' at
+   once if it runs or waits there). Returns -1 as it does, and when no other
+   CPU of the node is left. */
+int tdm_affinity_share_node_except(pthread_t thread, int cpu);
 
 #endif

@@ -56,8 +56,9 @@ TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
 TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
            "Whether a progress thread with work, while its application computes, moves to a "
            "CPU that a rank of the node blocked in a lending wait (TANDEM_WAIT) leaves idle, "
-           "and leaves it once its application has slept 100 us in MPI_Wait; 0 leaves the "
-           "choice to the scheduler, which keeps a thread where it just ran.")
+           "and leaves it once its application has slept 100 us in MPI_Wait (moved off by "
+           "that application if it gets no turn to leave); 0 leaves the choice to the "
+           "scheduler, which keeps a thread where it just ran.")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node, the host, is "
            "bound to, else it shares the rank's CPUs, and those of the node's ranks while "

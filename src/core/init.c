@@ -151,7 +151,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
     if (tdm_active && tdm_progress_running)
         tdm_lend_init(tdm_progress_cpu() >= 0);
     if (tdm_lend_scope()) /* a rank that lends its core may take another's thread */
-        tdm_progress_share_node();
+        tdm_progress_share_node(!tdm_impl_node_uses_shm());
     if (tdm_active) {
         tdm_coll_init();
         tdm_monitor_init();
@@ -187,14 +187,14 @@ int tdm_hook_Finalize(int lang)
         double cpu, wall;
         tdm_progress_times(&cpu, &wall);
         tdm_log_info("progress thread: %ld polls (%ld woken by sockets), %ld moves to a lent CPU, "
-                     "slices of %d us (0: the kernel's), "
+                     "%ld by a waiter, slices of %d us (0: the kernel's), "
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
                      "offloaded, %ld collectives run (%ld finished in application calls, %ld "
                      "posted without waking the thread)",
                      tdm_progress_polls(), tdm_progress_socket_wakes(), tdm_progress_moves(),
-                     tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
-                     tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
-                     tdm_coll_finished_by_calls(), tdm_coll_unwoken());
+                     tdm_progress_unstuck(), tdm_progress_slice_us(), cpu * 1e3, wall,
+                     wall > 0 ? 100 * cpu / wall : 0.0, tdm_proxy_posted(), tdm_io_offloaded(),
+                     tdm_coll_started(), tdm_coll_finished_by_calls(), tdm_coll_unwoken());
     }
     tdm_trace_on = 0;
     tdm_active = 0;

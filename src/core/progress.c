@@ -56,12 +56,20 @@ static struct {
     atomic_long polls;
     atomic_long socket_wakes; /* event policy: waits that socket news ended */
     atomic_long moves;        /* moves to a CPU a blocked rank lent */
-    atomic_int may_move;      /* runs on the node's CPUs: may move to a lent one */
-    atomic_int slice_us;      /* the slice it obtained (TANDEM_PROGRESS_SLICE_US), or 0 */
-    double started;           /* wall clock at start, seconds */
-    double cpu_spent;         /* the thread's CPU time, seconds, written when it ends */
-    double wall_spent;        /* its life time, seconds, written by the stopping thread */
-} engine = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .cpu = -1};
+    atomic_long unstuck;      /* moves by a waiter that found it without a turn */
+    atomic_int on_cpu;        /* where it polled last */
+    pthread_mutex_t place_lock;
+    int placed;             /* under place_lock: see follow_lent_cpu */
+    int mates_over_network; /* the node's ranks talk through the network */
+    atomic_int may_move;    /* runs on the node's CPUs: may move to a lent one */
+    atomic_int slice_us;    /* the slice it obtained (TANDEM_PROGRESS_SLICE_US), or 0 */
+    double started;         /* wall clock at start, seconds */
+    double cpu_spent;       /* the thread's CPU time, seconds, written when it ends */
+    double wall_spent;      /* its life time, seconds, written by the stopping thread */
+} engine = {.lock = PTHREAD_MUTEX_INITIALIZER,
+            .wake = PTHREAD_COND_INITIALIZER,
+            .place_lock = PTHREAD_MUTEX_INITIALIZER,
+            .cpu = -1};
 
 static MPI_Comm private_comm = MPI_COMM_NULL;
 
@@ -98,58 +106,106 @@ static int doubled(int pause)
    turns with the lender's own polls while the waiting application's core
    idled, and a loopback TCP Irecv + Wait of 1 or 4 MiB against a lending
    MPI_Send took 3-8 ms instead of 0.3-1.3 (docs/PERFORMANCE.md, "Off a lent
-   core while the application waits"). Otherwise run on any CPU of the
-   node's ranks. '*placed': PLACED_SHARED, the CPU it is pinned to, or
-   PLACED_OFF(cpu). */
+   core while the application waits"). A thread that does not get to run
+   cannot move itself: a sleeping waiter moves it (tdm_progress_unstick).
+   Otherwise run on any CPU of the node's ranks. 'engine.placed' (under
+   place_lock): PLACED_SHARED, the lent CPU it is pinned to, or
+   PLACED_OFF(cpu); it stays off while an application thread sleeps. */
 enum { PLACED_SHARED = -1 };
 #define PLACED_OFF(cpu) (-2 - (cpu)) /* its own inverse: the CPU of a PLACED_OFF */
 typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
 
-static void follow_lent_cpu(int *placed, thread_work work)
+/* Pin the thread to a lent CPU (>= 0), keep it off one (PLACED_OFF) or let
+   it share the node's CPUs (PLACED_SHARED). Under place_lock. Returns 0, or
+   -1 if the OS refused (it stays where it is). */
+static int place(int target)
+{
+    int refused = target >= 0 ? tdm_affinity_pin(engine.thread, target)
+                  : target == PLACED_SHARED
+                      ? tdm_affinity_share_node(engine.thread)
+                      : tdm_affinity_share_node_except(engine.thread, PLACED_OFF(target));
+    if (refused)
+        return -1;
+    if (target >= 0)
+        atomic_fetch_add_explicit(&engine.moves, 1, memory_order_relaxed);
+    if (target >= 0 || engine.placed >= 0)
+        tdm_node_guest(target >= 0 ? target : -1); /* its lender sleeps while it is there */
+    engine.placed = target;
+    return 0;
+}
+
+/* 'long_asleep': with WORK_FOR_SLEEPER, an application thread has slept
+   AWAY_AFTER_US or longer. */
+static void follow_lent_cpu(thread_work work, int long_asleep)
 {
     if (!atomic_load_explicit(&engine.may_move, memory_order_relaxed))
         return;
-    int target = PLACED_SHARED;
+    pthread_mutex_lock(&engine.place_lock);
+    int placed = engine.placed, target = PLACED_SHARED;
     if (work == WORK_BESIDE_COMPUTATION) {
-        target = tdm_node_lent_cpu(*placed);
+        target = tdm_node_lent_cpu(placed);
     } else if (work == WORK_FOR_SLEEPER) {
-        int lent = *placed >= 0 ? *placed : tdm_node_lent_cpu(-1);
-        target = *placed < PLACED_SHARED ? *placed : lent >= 0 ? PLACED_OFF(lent) : PLACED_SHARED;
+        int lent = placed >= 0 ? placed : tdm_node_lent_cpu(-1);
+        target = placed < PLACED_SHARED     ? placed
+                 : long_asleep && lent >= 0 ? PLACED_OFF(lent)
+                                            : PLACED_SHARED;
     }
-    if (target == *placed)
-        return;
-    int refused = target >= 0               ? tdm_affinity_pin_self(target)
-                  : target == PLACED_SHARED ? tdm_affinity_share_node(pthread_self())
-                                            : tdm_affinity_share_node_except(PLACED_OFF(target));
-    if (refused)
-        return; /* stay where it is */
-    if (target >= 0)
-        atomic_fetch_add_explicit(&engine.moves, 1, memory_order_relaxed);
-    if (target >= 0 || *placed >= 0)
-        tdm_node_guest(target >= 0 ? target : -1); /* its lender sleeps while it is there */
-    *placed = target;
+    if (target != placed)
+        place(target);
+    pthread_mutex_unlock(&engine.place_lock);
 }
 
-/* What the application does while the thread has work. An application
-   asleep in a proxy wait counts as such only after a while ('*asleep_since',
-   the first time seen, in seconds; 0: not seen): over shared memory, where
-   a 1 MiB transfer takes tens of microseconds, moving there and back cost
-   more than it spared (docs/PERFORMANCE.md, "Off a lent core while the
-   application waits"). */
+int tdm_progress_near_lenders(void)
+{
+    if (!tdm_progress_running || !atomic_load_explicit(&engine.may_move, memory_order_relaxed))
+        return 0;
+    return engine.mates_over_network;
+}
+
+double tdm_progress_thread_seconds(void)
+{
+    clockid_t clock;
+    struct timespec t;
+    if (!tdm_progress_running || pthread_getcpuclockid(engine.thread, &clock) != 0 ||
+        clock_gettime(clock, &t) != 0)
+        return -1;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void tdm_progress_unstick(void)
+{
+    if (!tdm_progress_running || on_thread ||
+        !atomic_load_explicit(&engine.may_move, memory_order_relaxed))
+        return;
+    int cpu = atomic_load_explicit(&engine.on_cpu, memory_order_relaxed);
+    if (cpu < 0 || cpu == sched_getcpu())
+        return; /* it waits for the caller's CPU, which the caller leaves idle */
+    pthread_mutex_lock(&engine.place_lock);
+    if (engine.placed != PLACED_OFF(cpu) && place(PLACED_OFF(cpu)) == 0)
+        atomic_fetch_add_explicit(&engine.unstuck, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&engine.place_lock);
+}
+
+/* What the application does while the thread has work; with an application
+   thread asleep in a proxy wait, whether one has slept a while
+   ('*asleep_since', the first time seen, in seconds; 0: not seen): over
+   shared memory, where a 1 MiB transfer takes tens of microseconds, moving
+   off at once cost more than it spared (docs/PERFORMANCE.md, "Off a lent
+   core while the application waits"). */
 enum { AWAY_AFTER_US = 100 };
 #define AWAY_AFTER_S (AWAY_AFTER_US * 1e-6)
 
-static thread_work work_beside(double *asleep_since)
+static thread_work work_beside(double *asleep_since, int *long_asleep)
 {
+    *long_asleep = 0;
     if (atomic_load_explicit(&tdm_progress_sleepers, memory_order_relaxed) > 0) {
         double now = seconds(CLOCK_MONOTONIC);
         if (*asleep_since == 0)
             *asleep_since = now;
-        if (now - *asleep_since >= AWAY_AFTER_S)
-            return WORK_FOR_SLEEPER;
-    } else {
-        *asleep_since = 0;
+        *long_asleep = now - *asleep_since >= AWAY_AFTER_S;
+        return WORK_FOR_SLEEPER;
     }
+    *asleep_since = 0;
     return atomic_load_explicit(&tdm_progress_waiters, memory_order_relaxed) > 0 ||
                    atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0
                ? NO_WORK
@@ -180,12 +236,11 @@ static void *progress_main(void *unused)
     if (slice > 0 && tdm_affinity_slice_self(slice) == 0)
         atomic_store(&engine.slice_us, slice);
     if (engine.cpu >= 0)
-        tdm_affinity_pin_self(engine.cpu);
+        tdm_affinity_pin(pthread_self(), engine.cpu);
     int pause = 1;
     long seen = 0;
-    int borrowing = 0;          /* counted in the node's borrowers: it has work */
-    int placed = PLACED_SHARED; /* where it runs: see follow_lent_cpu */
-    double asleep_since = 0;    /* see work_beside */
+    int borrowing = 0;       /* counted in the node's borrowers: it has work */
+    double asleep_since = 0; /* see work_beside */
     tdm_poll_policy policy = engine.policy;
     if (policy == TDM_POLL_EVENT && tdm_netwait_open() != 0) {
         tdm_log_warn("TANDEM_POLL=event: cannot watch sockets (epoll); sleeping instead");
@@ -201,7 +256,7 @@ static void *progress_main(void *unused)
         if (borrowing && (engine.stop || idle())) {
             tdm_node_borrow(-1);
             borrowing = 0;
-            follow_lent_cpu(&placed, NO_WORK);
+            follow_lent_cpu(NO_WORK, 0);
         }
         while (!engine.stop && idle()) {
             /* Announce the sleep, then look at the count once more: a waker
@@ -223,7 +278,10 @@ static void *progress_main(void *unused)
             tdm_node_borrow(1);
             borrowing = 1;
         }
-        follow_lent_cpu(&placed, work_beside(&asleep_since));
+        int long_asleep;
+        thread_work work = work_beside(&asleep_since, &long_asleep);
+        follow_lent_cpu(work, long_asleep);
+        atomic_store_explicit(&engine.on_cpu, sched_getcpu(), memory_order_relaxed);
 
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
@@ -324,6 +382,9 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     atomic_store(&engine.polls, 0);
     atomic_store(&engine.socket_wakes, 0);
     atomic_store(&engine.moves, 0);
+    atomic_store(&engine.unstuck, 0);
+    atomic_store(&engine.on_cpu, -1);
+    engine.placed = PLACED_SHARED;
     atomic_store(&engine.may_move, 0);
     engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
@@ -376,8 +437,9 @@ int tdm_progress_cpu(void)
     return tdm_progress_running && engine.cpu >= 0 ? engine.cpu : -1;
 }
 
-void tdm_progress_share_node(void)
+void tdm_progress_share_node(int mates_over_network)
 {
+    engine.mates_over_network = mates_over_network;
     if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0)
         atomic_store_explicit(&engine.may_move, (int)TDM_CONFIG_NUMBER(WAIT_MOVE),
                               memory_order_relaxed);
@@ -391,6 +453,16 @@ int tdm_progress_slice_us(void)
 long tdm_progress_moves(void)
 {
     return atomic_load(&engine.moves);
+}
+
+int tdm_progress_polled_cpu(void)
+{
+    return atomic_load_explicit(&engine.on_cpu, memory_order_relaxed);
+}
+
+long tdm_progress_unstuck(void)
+{
+    return atomic_load(&engine.unstuck);
 }
 
 int (*tdm_progress_extra_poll)(void);

@@ -127,8 +127,10 @@ int tdm_progress_cpu(void);
 
 /* Let a thread without a CPU of its own run on any CPU of the node's ranks,
    and move to a CPU that a rank blocked in a lending wait leaves idle
-   (TANDEM_WAIT) while it has work. Application thread. */
-void tdm_progress_share_node(void);
+   (TANDEM_WAIT) while it has work. 'mates_over_network': the MPI library
+   moves messages between the node's ranks through its network module (they
+   lend in every blocking call then). Application thread. */
+void tdm_progress_share_node(int mates_over_network);
 
 /* Whether the thread moves to lent CPUs (after tdm_progress_share_node, with
    TANDEM_WAIT_MOVE). Any thread. */
@@ -136,6 +138,32 @@ int tdm_progress_follows_lent_cpus(void);
 
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
 long tdm_progress_moves(void);
+
+/* Whether the thread follows lent CPUs (tdm_progress_follows_lent_cpus) and
+   the node's ranks talk through the network: they lend in every blocking
+   call above the eager limit, and the thread may wait for a turn on a CPU
+   that a rank took back. Any thread. */
+int tdm_progress_near_lenders(void);
+
+/* The progress thread's CPU time so far, in seconds, or -1. Any thread. */
+double tdm_progress_thread_seconds(void);
+
+/* Called by an application thread asleep in a proxy wait that found the
+   progress thread without a turn (tdm_progress_thread_seconds hardly moved):
+   keep the thread off the CPU where it polled last until no application
+   thread sleeps so. The kernel moves it at once, to the CPU the sleeper
+   leaves idle; left to the scheduler, a thread queued behind a rank that
+   took back the CPU it had lent waited for the next tick (4 ms here). Where
+   the thread follows lent CPUs only; nothing if it last polled on the
+   caller's CPU. Application thread. */
+void tdm_progress_unstick(void);
+
+/* The CPU where the thread polled last, or -1 (tests). */
+int tdm_progress_polled_cpu(void);
+
+/* How many times tdm_progress_unstick moved the thread (TANDEM_VERBOSE=2,
+   tests). */
+long tdm_progress_unstuck(void);
 
 /* The time slice the thread obtained from the scheduler, in microseconds
    (TANDEM_PROGRESS_SLICE_US), or 0 if it kept the kernel's (TANDEM_VERBOSE=2,

@@ -206,7 +206,29 @@ static long long now_ns(void)
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Drive the proxies for a while, then sleep until one is done. */
+/* A waiter near lenders (tdm_progress_near_lenders) looks after 100 us,
+   then after twice as long each time up to the scheduler's tick (4 ms
+   here), whether the progress thread ran for at least half of that time; if
+   it did not, it moves it off the CPU where it waits for a turn
+   (tdm_progress_unstick), once. Where node mates share memory, waiters
+   sleep without a timer: timed sleeps made an Open MPI Isend + Wait of 1 MiB
+   8 us slower there (35 to 43 us) and hid half as much of it, and halved
+   the share hidden of an Irecv + Wait of 1 MiB against a lending MPI_Send
+   (docs/PERFORMANCE.md, "A thread without a turn"). */
+enum { CHECK_FIRST_NS = 100 * 1000, CHECK_LAST_NS = 4 * 1000 * 1000 };
+
+/* Sleep on 'finished' until a proxy is done or 'until_ns' (CLOCK_MONOTONIC)
+   passed. Under finish_lock. */
+static void sleep_until(tdm_proxy *const *proxies, int count, long long until_ns)
+{
+    struct timespec until = {until_ns / 1000000000LL, until_ns % 1000000000LL};
+    while (!any_done(proxies, count) &&
+           pthread_cond_clockwait(&finished, &finish_lock, CLOCK_MONOTONIC, &until) == 0)
+        ;
+}
+
+/* Drive the proxies for a while, then sleep until one is done, looking
+   after the progress thread's turns (above) near lenders. */
 static void wait_any(tdm_proxy *const *proxies, int count)
 {
     int (*drive)(void) = NULL;
@@ -228,6 +250,21 @@ static void wait_any(tdm_proxy *const *proxies, int count)
     }
     atomic_fetch_add_explicit(&tdm_progress_sleepers, 1, memory_order_relaxed);
     pthread_mutex_lock(&finish_lock);
+    if (!any_done(proxies, count) && tdm_progress_near_lenders()) {
+        for (long long wait = CHECK_FIRST_NS; wait <= CHECK_LAST_NS; wait *= 2) {
+            double ran = tdm_progress_thread_seconds();
+            long long from = now_ns();
+            sleep_until(proxies, count, from + wait);
+            if (any_done(proxies, count))
+                break;
+            if ((tdm_progress_thread_seconds() - ran) * 1e9 < (double)(now_ns() - from) / 2) {
+                pthread_mutex_unlock(&finish_lock);
+                tdm_progress_unstick();
+                pthread_mutex_lock(&finish_lock);
+                break;
+            }
+        }
+    }
     while (!any_done(proxies, count))
         pthread_cond_wait(&finished, &finish_lock);
     pthread_mutex_unlock(&finish_lock);

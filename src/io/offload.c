@@ -105,7 +105,7 @@ static void *worker_main(void *unused)
     /* Beside the progress thread: on its spare CPU when it has one, else
        where the application's thread may run. */
     if (tdm_progress_cpu() >= 0)
-        tdm_affinity_pin_self(tdm_progress_cpu());
+        tdm_affinity_pin(pthread_self(), tdm_progress_cpu());
     pthread_mutex_lock(&worker.lock);
     for (;;) {
         while (!worker.head && !worker.stop)

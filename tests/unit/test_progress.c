@@ -7,7 +7,9 @@
  * news on the process's sockets ends the thread's wait, once per piece of
  * news, including on a socket opened after it began to wait, found once a
  * listening socket reported a connection; while an application thread waits
- * for a proxy it polls without sleeping. The checks wait for what must
+ * for a proxy it polls without sleeping. Last, an application thread
+ * asleep in a proxy wait moves a thread that gets no turns off the CPU where
+ * it polled last (tdm_progress_unstick). The checks wait for what must
  * happen with long deadlines, so a loaded machine (ctest -j) fails none.
  */
 #include <arpa/inet.h>
@@ -23,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/affinity.h"
 #include "core/config.h"
 #include "unit.h"
 #include "core/progress.h"
@@ -198,6 +201,65 @@ static void check_event_policy(void)
         close(fds[i]);
 }
 
+static void sleepy_drive(void *context)
+{
+    (void)context;
+    atomic_fetch_add(&drives, 1);
+    sleep_ms(2); /* a poll that hardly uses the CPU: a thread without turns */
+}
+
+static void pin_self(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* An application thread asleep in a proxy wait that finds the thread without
+   turns moves it off the CPU where it polled last, unless that is its own. */
+static void check_unstick(void)
+{
+    cpu_set_t before;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+        pthread_getaffinity_np(pthread_self(), sizeof before, &before) != 0 ||
+        !CPU_ISSET(0, &before) || !CPU_ISSET(1, &before)) {
+        printf("fewer than 2 CPUs: tdm_progress_unstick not checked\n");
+        return;
+    }
+    cpu_set_t two;
+    CPU_ZERO(&two);
+    CPU_SET(0, &two);
+    CPU_SET(1, &two);
+    tdm_affinity_set_node_cpus(&two);
+    EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_SPIN, 20, -1) == 0);
+    tdm_progress_share_node(1); /* node mates over a network: waiters look */
+    EXPECT(tdm_progress_follows_lent_cpus() && tdm_progress_near_lenders());
+    atomic_fetch_add(&tdm_progress_sleepers, 1); /* as a waiter asleep in a proxy wait */
+    tdm_request_started(fake(9), 1 << 20);
+    EXPECT(reaches(polls, polls() + 2, 2000));
+    int where = tdm_progress_polled_cpu();
+    EXPECT(where == 0 || where == 1);
+    pin_self(where); /* it waits for the caller's own CPU: stays */
+    tdm_progress_unstick();
+    EXPECT(tdm_progress_unstuck() == 0);
+    pin_self(1 - where);
+    double ran = tdm_progress_thread_seconds();
+    sleep_ms(50);
+    EXPECT(ran >= 0 && tdm_progress_thread_seconds() - ran < 0.025);
+    tdm_progress_unstick();
+    EXPECT(tdm_progress_unstuck() == 1);
+    EXPECT(reaches(polls, polls() + 2, 2000));
+    EXPECT(tdm_progress_polled_cpu() == 1 - where);
+    tdm_progress_unstick(); /* now on the caller's CPU */
+    EXPECT(tdm_progress_unstuck() == 1);
+    tdm_request_completed(fake(9));
+    atomic_fetch_sub(&tdm_progress_sleepers, 1);
+    tdm_progress_engine_stop();
+    tdm_affinity_forget();
+    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+}
+
 int main(void)
 {
     char *env[] = {NULL};
@@ -293,6 +355,7 @@ int main(void)
     tdm_progress_engine_stop();
     printf("%d polls in all\n", (int)atomic_load(&drives));
     check_event_policy();
+    check_unstick();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }
