@@ -6,7 +6,7 @@
 #   round mpi transport variant name MiB availability% slowdown% transfer_ms
 #   CFGS="old|/tmp/old/build| new|$PWD/build|" [MPIS=...] [TRS="shm tcp"] \
 #     [VS="isend_recv irecv_send"] [SIZES=1048576,4194304] [TRIALS=5] \
-#     bash docs/perf/lent-pull/cfg-ab.sh ROUNDS | python3 docs/perf/lent-pull/summary.py
+#     bash docs/perf/lent-pull/cfg-ab.sh ROUNDS | python3 docs/perf/yield-wait/summary.py
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 for r in $(seq 1 "${1:-3}"); do
