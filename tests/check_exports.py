@@ -4,7 +4,8 @@
   check_exports.py LIBRARY EXPORTS_TXT [--no-fortran]
 
 Allowed: the entry points listed in src/wrappers/exports.txt (C MPI_* and the
-four Fortran manglings) and the public tandem_* API; nothing else. Required:
+four Fortran manglings), the public tandem_* API and the UCX calls that
+src/impl/ucx_exit.c interposes; nothing else. Required:
 every listed entry point except those marked mpi4 (the MPI-4 functions and
 large-count MPI_*_c variants), which exist only when mpi.h is MPI 4 (MPICH
 here, not Open MPI 4.1). Fortran symbols for the _c functions must never
@@ -15,6 +16,16 @@ import re
 import subprocess
 import sys
 
+# src/impl/ucx_exit.c: the UCX calls of MPICH's MPI_Finalize (all required).
+UCX_INTERPOSED = {
+    "ucp_worker_create",
+    "ucp_worker_progress",
+    "ucp_disconnect_nb",
+    "ucp_request_is_completed",
+    "ucp_request_release",
+    "ucp_worker_destroy",
+}
+
 
 def is_fortran(symbol: str) -> bool:
     return symbol.startswith("mpi_") or (symbol.startswith("MPI_") and symbol.upper() == symbol)
@@ -23,7 +34,7 @@ def is_fortran(symbol: str) -> bool:
 def main(library: str, exports: str, fortran: bool) -> int:
     with open(exports) as listing:
         lines = [line.split() for line in listing if line.strip() and not line.startswith("#")]
-    listed = {fields[0] for fields in lines}
+    listed = {fields[0] for fields in lines} | UCX_INTERPOSED
     optional = {fields[0] for fields in lines if fields[1:] == ["mpi4"]}
     if not fortran:  # a build without Fortran exports only the C entry points
         listed = {s for s in listed if not is_fortran(s)}

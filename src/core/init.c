@@ -93,6 +93,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
     disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
     threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
 
+    tdm_ucx_exit_init_begins();
     if (!threads) {
         rc =
             required < 0 ? PMPI_Init(argc, argv) : PMPI_Init_thread(argc, argv, required, &granted);
@@ -108,6 +109,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
         if (rc == MPI_SUCCESS && provided)
             *provided = app_thread_level;
     }
+    tdm_ucx_exit_init_ends();
     if (rc != MPI_SUCCESS) {
         tdm_log_flush_deferred(1);
         return rc;
@@ -196,6 +198,8 @@ int tdm_hook_Finalize(int lang)
                      wall > 0 ? 100 * cpu / wall : 0.0, tdm_proxy_posted(), tdm_io_offloaded(),
                      tdm_coll_started(), tdm_coll_finished_by_calls(), tdm_coll_unwoken());
     }
+    if (tdm_active && TDM_CONFIG_NUMBER(FINALIZE_PROGRESS))
+        tdm_ucx_exit_finalize_begins(TDM_CONFIG_NUMBER(VERBOSE) >= 2);
     tdm_trace_on = 0;
     tdm_active = 0;
     return PMPI_Finalize();

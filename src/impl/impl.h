@@ -46,4 +46,13 @@ long long tdm_impl_status_bytes(const MPI_Status *status);
    the MPI tool interface; after MPI_Init. */
 int tdm_impl_node_uses_shm(void);
 
+/* MPI libraries on UCX (ucx_exit.c): the MPI library's UCX workers are
+   those created between init_begins and init_ends (around MPI_Init); from
+   finalize_begins (before PMPI_Finalize, with TANDEM_FINALIZE_PROGRESS), a
+   thread drives them while the library closes its endpoints, until it
+   destroys one. 'report': log what the thread did. */
+void tdm_ucx_exit_init_begins(void);
+void tdm_ucx_exit_init_ends(void);
+void tdm_ucx_exit_finalize_begins(int report);
+
 #endif

@@ -361,6 +361,34 @@ def test_progress_thread_sleeps_while_nothing_is_outstanding(build):
     assert all(share < 1.0 for share in shares), result.stderr
 
 
+UCX_DRIVEN = r"tandem\[(\d+)\]: MPI_Finalize: drove 1 UCX worker \d+ times"
+
+
+def test_finalize_drives_ucx_while_the_mpi_library_closes_its_endpoints(build):
+    """MPICH 4.0 over UCX's TCP transport: a rank whose endpoint closes in
+    MPI_Finalize need a peer's UCX worker waits for peers already in the
+    final PMI barrier, and without Tandem 10-11 of 20 such 4-rank runs hung
+    here (docs/perf/finalize-hang). With Tandem a thread drives the worker
+    meanwhile: every run exits, and every rank reports it. With
+    TANDEM_FINALIZE_PROGRESS=0 no thread runs (one rank: nothing to hang).
+    Open MPI's ob1 closes no UCX endpoint: nothing to drive."""
+    program = [program_path(build, "test_init_thread")]
+    env = {"TANDEM_VERBOSE": "2", "UCX_TLS": "self,tcp", "MPIR_CVAR_NOLOCAL": "1"}
+    if build.family != "MPICH":
+        result = launch(build, 2, program, env=env)
+        assert result.returncode == 0, result.stderr
+        assert not re.findall(UCX_DRIVEN, result.stderr), result.stderr
+        return
+    for _ in range(8):
+        result = launch(build, 4, program, env=env)
+        assert result.returncode == 0, result.stderr
+        assert sorted(re.findall(UCX_DRIVEN, result.stderr)) == ["0", "1", "2", "3"], result.stderr
+    result = launch(build, 1, program, env=dict(env, TANDEM_FINALIZE_PROGRESS="0"))
+    assert result.returncode == 0, result.stderr
+    assert "TANDEM_FINALIZE_PROGRESS=0" in result.stderr
+    assert not re.findall(UCX_DRIVEN, result.stderr), result.stderr
+
+
 def network_settings(build) -> dict[str, str]:
     """Rank variables that keep node mates off the MPI's shared memory (as
     between nodes), read by each rank from its environment. MPICH keeps UCX's
