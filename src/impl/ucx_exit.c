@@ -171,13 +171,27 @@ ucs_status_t ucp_worker_create(void *context, const void *params, ucp_worker_h *
     return status;
 }
 
-unsigned ucp_worker_progress(ucp_worker_h worker)
+/* Around each call to UCX: the lock, once the MPI library closes its
+   endpoints (then 1 is returned, for leave). */
+static int enter(void)
 {
     if (!atomic_load_explicit(&ucx.closing, memory_order_relaxed))
-        return progress_next(worker);
+        return 0;
     pthread_mutex_lock(&ucx.lock);
+    return 1;
+}
+
+static void leave(int locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&ucx.lock);
+}
+
+unsigned ucp_worker_progress(ucp_worker_h worker)
+{
+    int locked = enter();
     unsigned events = progress_next(worker);
-    pthread_mutex_unlock(&ucx.lock);
+    leave(locked);
     return events;
 }
 
@@ -185,35 +199,27 @@ void *ucp_disconnect_nb(void *endpoint)
 {
     NEXT(disconnect_fn, ucp_disconnect_nb);
     begin_closing();
-    if (!atomic_load_explicit(&ucx.closing, memory_order_relaxed))
-        return real(endpoint);
-    pthread_mutex_lock(&ucx.lock);
+    int locked = enter();
     void *request = real(endpoint);
-    pthread_mutex_unlock(&ucx.lock);
+    leave(locked);
     return request;
 }
 
 int ucp_request_is_completed(void *request)
 {
     NEXT(request_is_completed_fn, ucp_request_is_completed);
-    if (!atomic_load_explicit(&ucx.closing, memory_order_relaxed))
-        return real(request);
-    pthread_mutex_lock(&ucx.lock);
+    int locked = enter();
     int done = real(request);
-    pthread_mutex_unlock(&ucx.lock);
+    leave(locked);
     return done;
 }
 
 void ucp_request_release(void *request)
 {
     NEXT(request_release_fn, ucp_request_release);
-    if (!atomic_load_explicit(&ucx.closing, memory_order_relaxed)) {
-        real(request);
-        return;
-    }
-    pthread_mutex_lock(&ucx.lock);
+    int locked = enter();
     real(request);
-    pthread_mutex_unlock(&ucx.lock);
+    leave(locked);
 }
 
 void ucp_worker_destroy(ucp_worker_h worker)
