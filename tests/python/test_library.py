@@ -365,9 +365,9 @@ UCX_DRIVEN = r"tandem\[(\d+)\]: MPI_Finalize: drove 1 UCX worker \d+ times"
 
 
 def test_finalize_drives_ucx_while_the_mpi_library_closes_its_endpoints(build):
-    """MPICH 4.0 over UCX's TCP transport: a rank whose endpoint closes in
-    MPI_Finalize need a peer's UCX worker waits for peers already in the
-    final PMI barrier, and without Tandem 10-11 of 20 such 4-rank runs hung
+    """MPICH 4.0 over UCX's TCP transport: a rank whose endpoint close in
+    MPI_Finalize needs a peer's UCX worker waits for peers already in the
+    final PMI barrier, and without Tandem 9-11 of 20 such 4-rank runs hung
     here (docs/perf/finalize-hang). With Tandem a thread drives the worker
     meanwhile: every run exits, and every rank reports it. With
     TANDEM_FINALIZE_PROGRESS=0 no thread runs (one rank: nothing to hang).
