@@ -390,13 +390,13 @@ def test_finalize_drives_ucx_while_the_mpi_library_closes_its_endpoints(build):
 
 
 def network_settings(build) -> dict[str, str]:
-    """Rank variables that keep node mates off the MPI's shared memory (as
-    between nodes), read by each rank from its environment. MPICH keeps UCX's
-    own transports: over UCX's TCP, MPICH sometimes hangs in MPI_Finalize
-    (README, known issues)."""
+    """Rank variables that carry every message over loopback TCP (as between
+    nodes), read by each rank from its environment. Only runs with Tandem use
+    them: MPICH 4.0.2 alone over UCX's TCP sometimes hangs in MPI_Finalize,
+    which Tandem prevents (README, known issues)."""
     if build.family == "Open MPI":
         return {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,tcp"}
-    return {"MPIR_CVAR_NOLOCAL": "1"}
+    return {"UCX_TLS": "self,tcp", "MPIR_CVAR_NOLOCAL": "1"}
 
 
 def blocked_cpu_share(build, env: dict[str, str], borrow: bool = False) -> float:
