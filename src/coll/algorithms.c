@@ -211,6 +211,22 @@ static int slot_for(tdm_schedule *s, MPI_Aint bytes, tdm_slot *slot)
     return 1;
 }
 
+/* Whether a collective of 'kind' whose algorithm is *alg runs through a
+   slot: *alg is shared (select.h) and 'bytes' fit. When it does not, a
+   shared *alg becomes the built-in rule's point-to-point algorithm for
+   'chosen_for', the size the choice was made for (the same on every
+   rank). */
+static int shared(tdm_schedule *s, tdm_coll_alg *alg, tdm_coll_kind kind, long long chosen_for,
+                  MPI_Aint bytes, int size, tdm_slot *slot)
+{
+    if (*alg != TDM_ALG_SHARED)
+        return 0;
+    if (slot_for(s, bytes, slot))
+        return 1;
+    *alg = tdm_coll_default_messages(kind, chosen_for, size);
+    return 0;
+}
+
 static void slot_open(tdm_schedule *s, tdm_slot *slot, int size)
 {
     wait_flags(s, slot->acks, size, slot->previous);
@@ -310,14 +326,16 @@ static void allgather_blocks(tdm_schedule *s, void *buf, const tdm_span *b, MPI_
 /* Allgather into the blocks b of recvbuf, this rank's from sendbuf. */
 static void allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, void *recvbuf, const tdm_span *b,
-                      MPI_Datatype recvtype, tdm_coll_alg alg, int rank, int size)
+                      MPI_Datatype recvtype, tdm_coll_alg alg, long long chosen_for, int rank,
+                      int size)
 {
     tdm_slot slot;
     MPI_Aint most = 0;
     for (int r = 0; r < size; r++)
         most = tdm_coll_bytes(b[r].count, recvtype) > most ? tdm_coll_bytes(b[r].count, recvtype)
                                                            : most;
-    if (slot_for(s, most, &slot)) { /* each writes its block, then reads all */
+    if (shared(s, &alg, TDM_COLL_ALLGATHER, chosen_for, most, size, &slot)) {
+        /* each writes its block, then reads all */
         slot_open(s, &slot, size);
         if (sendbuf == MPI_IN_PLACE) {
             to_segment(s, segment(&slot, rank), at(recvbuf, b[rank].offset), b[rank].count,
@@ -368,7 +386,8 @@ tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, i
     tdm_slot slot;
     if (!s)
         return NULL;
-    if (slot_for(s, (tdm_coll_bytes(count, type) + size - 1) / size, &slot)) {
+    long long bytes = tdm_coll_bytes(count, type);
+    if (shared(s, &alg, TDM_COLL_BCAST, bytes, (bytes + size - 1) / size, size, &slot)) {
         /* the root fills the slot's whole data area, the others read it */
         slot_open(s, &slot, size);
         if (rank == root) {
@@ -556,7 +575,7 @@ tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     tdm_slot slot;
     MPI_Aint bytes =
         rank == root ? tdm_coll_bytes(sendcount, sendtype) : tdm_coll_bytes(recvcount, recvtype);
-    if (b && slot_for(s, bytes, &slot)) {
+    if (b && shared(s, &alg, TDM_COLL_SCATTER, bytes, bytes, size, &slot)) {
         slot_open(s, &slot, size);
         if (rank == root) {
             for (int r = 0; r < size; r++)
@@ -602,7 +621,7 @@ tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Data
     tdm_slot slot;
     MPI_Aint bytes =
         rank == root ? tdm_coll_bytes(recvcount, recvtype) : tdm_coll_bytes(sendcount, sendtype);
-    if (b && slot_for(s, bytes, &slot)) {
+    if (b && shared(s, &alg, TDM_COLL_GATHER, bytes, bytes, size, &slot)) {
         slot_open(s, &slot, size);
         if (rank != root) {
             to_segment(s, segment(&slot, rank), sendbuf, sendcount, sendtype, root, size);
@@ -649,7 +668,8 @@ tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_D
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
     if (b)
-        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg, rank, size);
+        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg,
+                  tdm_coll_bytes(recvcount, recvtype), rank, size);
     return built(s);
 }
 
@@ -660,8 +680,12 @@ tdm_schedule *tdm_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_
     int size, rank;
     tdm_schedule *s = begin(comm, &rank, &size);
     tdm_span *b = s ? vector(s, recvcounts, displs, recvtype, size) : NULL;
+    long long total = 0; /* as the choice was made (hooks.c) */
+    for (int i = 0; b && i < size; i++)
+        total += recvcounts[i];
     if (b)
-        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg, rank, size);
+        allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg,
+                  tdm_coll_bytes(total, recvtype) / size, rank, size);
     return built(s);
 }
 
@@ -957,8 +981,13 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
     tdm_schedule *s = begin(comm, &rank, &size);
     if (!s)
         return NULL;
-    if (reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
+    long long bytes = tdm_coll_bytes(count, type);
+    if (alg == TDM_ALG_SHARED && reduce_shm(s, sendbuf, recvbuf, count, type, op, -1, rank, size))
         return built(s);
+    if (alg == TDM_ALG_SHARED) /* the slots cannot serve: as the choice was made (hooks.c) */
+        alg = tdm_coll_default_messages(TDM_COLL_ALLREDUCE, bytes, size);
+    if (allgather_alg == TDM_ALG_SHARED)
+        allgather_alg = tdm_coll_default_messages(TDM_COLL_ALLGATHER, bytes / size, size);
     int doubling = alg == TDM_ALG_RECURSIVE_DOUBLING || !commutative;
     tdm_span *b = doubling ? NULL : split(s, count, size, type);
     /* The input where it is, for the algorithms that read it there rather

@@ -29,7 +29,8 @@ static const char *const alg_names[TDM_ALGS] = {"auto",
                                                 "pairwise",
                                                 "linear",
                                                 "reduce_scatter_allgather",
-                                                "bruck"};
+                                                "bruck",
+                                                "shared"};
 
 static tdm_coll_rule *rules;
 static int nrules;
@@ -265,6 +266,17 @@ static int power_of_two(int n)
 }
 
 tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks)
+{
+    /* On 2 ranks one message through the MPI library's shared memory (a
+       single copy) was faster than a copy into a slot and one out of it, at
+       64 KiB 1.5 to 4 times, on both MPIs (docs/PERFORMANCE.md, "Shared
+       memory or messages"). */
+    if (ranks > 2 && accepted_alg(kind, "shared") > 0)
+        return TDM_ALG_SHARED;
+    return tdm_coll_default_messages(kind, bytes, ranks);
+}
+
+tdm_coll_alg tdm_coll_default_messages(tdm_coll_kind kind, long long bytes, int ranks)
 {
     switch (kind) {
     case TDM_COLL_BCAST: /* MPICH's rule: a tree for short messages and few ranks */

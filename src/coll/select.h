@@ -39,6 +39,7 @@ typedef enum {
     TDM_ALG_LINEAR,
     TDM_ALG_REDUCE_SCATTER_ALLGATHER,
     TDM_ALG_BRUCK,
+    TDM_ALG_SHARED, /* the communicator's shared-memory slots (docs/COLLECTIVES.md) */
     TDM_ALGS
 } tdm_coll_alg;
 
@@ -67,8 +68,15 @@ int tdm_coll_tuning_load(const char *path, tdm_config_warn_fn warn, void *contex
 /* Forget the rules. */
 void tdm_coll_tuning_clear(void);
 
-/* The built-in rule for 'kind', a size in bytes and a number of ranks. */
+/* The built-in rule for 'kind', a size in bytes and a number of ranks:
+   shared on more than 2 ranks for the collectives that have a shared-memory
+   form, else tdm_coll_default_messages. */
 tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks);
+
+/* The built-in rule among the algorithms that send messages: what a
+   collective whose choice is shared runs where the slots cannot serve (a
+   communicator across nodes, data larger than a slot). Never shared. */
+tdm_coll_alg tdm_coll_default_messages(tdm_coll_kind kind, long long bytes, int ranks);
 
 /* The algorithm of 'kind' for 'bytes' and 'ranks', from the configuration
    (tdm_config), the rules and the built-in rule; never TDM_ALG_AUTO. */

@@ -108,30 +108,33 @@ TDM_CONFIG(COLL_BLOCKING, "TANDEM_COLL_BLOCKING", ENUM, "native", 0, 0, "native|
            "tandem (the same schedules as the nonblocking ones, run by the calling thread; "
            "monitoring then records their messages as coll_internal).")
 TDM_CONFIG(COLL_BCAST, "TANDEM_COLL_BCAST", ENUM, "auto", 0, 0,
-           "auto|binomial|flat|scatter_allgather",
-           "Algorithm of Tandem's (i)bcast; auto chooses by size (docs/COLLECTIVES.md).")
-TDM_CONFIG(COLL_SCATTER, "TANDEM_COLL_SCATTER", ENUM, "auto", 0, 0, "auto|binomial|flat",
+           "auto|binomial|flat|scatter_allgather|shared",
+           "Algorithm of Tandem's (i)bcast; auto chooses by size and ranks (docs/COLLECTIVES.md). "
+           "shared: through the shared-memory slots (TANDEM_COLL_SHM) where they serve, else "
+           "what auto would send; the same for the collectives below that accept shared.")
+TDM_CONFIG(COLL_SCATTER, "TANDEM_COLL_SCATTER", ENUM, "auto", 0, 0, "auto|binomial|flat|shared",
            "Algorithm of Tandem's (i)scatter (the v form is always flat).")
-TDM_CONFIG(COLL_GATHER, "TANDEM_COLL_GATHER", ENUM, "auto", 0, 0, "auto|binomial|flat",
+TDM_CONFIG(COLL_GATHER, "TANDEM_COLL_GATHER", ENUM, "auto", 0, 0, "auto|binomial|flat|shared",
            "Algorithm of Tandem's (i)gather (the v form is always flat).")
 TDM_CONFIG(COLL_ALLGATHER, "TANDEM_COLL_ALLGATHER", ENUM, "auto", 0, 0,
-           "auto|ring|recursive_doubling|bruck",
+           "auto|ring|recursive_doubling|bruck|shared",
            "Algorithm of Tandem's (i)allgather and (i)allgatherv; recursive_doubling needs a "
            "power-of-two number of ranks (else ring runs); bruck takes log2(n) steps for any "
            "number.")
 TDM_CONFIG(COLL_ALLTOALL, "TANDEM_COLL_ALLTOALL", ENUM, "auto", 0, 0, "auto|pairwise|linear",
            "Algorithm of Tandem's (i)alltoall, (i)alltoallv and (i)alltoallw.")
 TDM_CONFIG(COLL_ALLREDUCE, "TANDEM_COLL_ALLREDUCE", ENUM, "auto", 0, 0,
-           "auto|recursive_doubling|reduce_scatter_allgather|ring",
-           "Algorithm of Tandem's (i)allreduce.")
+           "auto|recursive_doubling|reduce_scatter_allgather|ring|shared",
+           "Algorithm of Tandem's (i)allreduce (shared: contiguous datatypes only).")
 TDM_CONFIG(COLL_REDUCE_SCATTER, "TANDEM_COLL_REDUCE_SCATTER", ENUM, "auto", 0, 0,
            "auto|pairwise|ring",
            "Algorithm of Tandem's (i)reduce_scatter and (i)reduce_scatter_block.")
 TDM_CONFIG(COLL_SHM, "TANDEM_COLL_SHM", BOOL, "1", 0, 1, NULL,
-           "On a communicator whose ranks share one node, Tandem's barrier, bcast, scatter, "
-           "gather, allgather, reduce and allreduce move data through shared-memory slots "
-           "(one copy in, one copy out) when it fits a slot; 0 keeps them on point-to-point "
-           "messages.")
+           "On a communicator whose ranks share one node, Tandem's barrier and reduce, and its "
+           "bcast, scatter, gather, allgather and allreduce where their algorithm is shared "
+           "(auto chooses it on more than 2 ranks), move data through shared-memory slots "
+           "(one copy in, one copy out) when it fits a slot; 0 keeps them all on "
+           "point-to-point messages.")
 TDM_CONFIG(COLL_SHM_SLOTS, "TANDEM_COLL_SHM_SLOTS", INT, "16", 1, 4096, NULL,
            "Shared-memory slots per communicator: how many collectives use them at once (more "
            "wait for a slot that every rank has finished with).")

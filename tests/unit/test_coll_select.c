@@ -29,22 +29,43 @@ static void builtin_rules(void)
     char *none[] = {NULL};
     configure(none);
     tdm_coll_tuning_clear();
-    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 4) == TDM_ALG_BINOMIAL);
-    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 8) == TDM_ALG_SCATTER_ALLGATHER);
-    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1024, 64) == TDM_ALG_BINOMIAL);
-    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 4) == TDM_ALG_BINOMIAL);
-    EXPECT(tdm_coll_select(TDM_COLL_GATHER, 1 << 20, 4) == TDM_ALG_FLAT);
+    /* Among the algorithms that send messages. */
+    EXPECT(tdm_coll_default_messages(TDM_COLL_BCAST, 1 << 20, 4) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_BCAST, 1 << 20, 8) == TDM_ALG_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_BCAST, 1024, 64) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_SCATTER, 100, 4) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_GATHER, 1 << 20, 4) == TDM_ALG_FLAT);
     /* recursive doubling only for a power of two of ranks */
-    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_RECURSIVE_DOUBLING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 3) == TDM_ALG_BRUCK);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 1 << 20, 3) == TDM_ALG_RING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 1 << 20, 4) == TDM_ALG_RING);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_RECURSIVE_DOUBLING);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLGATHER, 64, 3) == TDM_ALG_BRUCK);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLGATHER, 1 << 20, 3) == TDM_ALG_RING);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLGATHER, 1 << 20, 4) == TDM_ALG_RING);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLREDUCE, 8, 4) == TDM_ALG_RECURSIVE_DOUBLING);
+    EXPECT(tdm_coll_default_messages(TDM_COLL_ALLREDUCE, 1 << 22, 4) ==
+           TDM_ALG_REDUCE_SCATTER_ALLGATHER);
+    /* The choice: the shared-memory slots on more than 2 ranks for the
+       collectives that have a shared form, messages on 2 ranks. */
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 4) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 2) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 3) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 2) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_GATHER, 100, 4) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 8, 4) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 2) == TDM_ALG_RECURSIVE_DOUBLING);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024, 4) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 8, 4) == TDM_ALG_RECURSIVE_DOUBLING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 4) == TDM_ALG_REDUCE_SCATTER_ALLGATHER);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 22, 2) == TDM_ALG_RECURSIVE_DOUBLING);
     EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_PAIRWISE);
+    for (int kind = 0; kind < TDM_COLL_KINDS; kind++)
+        for (int ranks = 1; ranks <= 64; ranks *= 2)
+            EXPECT(tdm_coll_default_messages((tdm_coll_kind)kind, 4096, ranks) != TDM_ALG_SHARED);
+    /* shared chosen by name; refused by the collectives without that form */
+    char *shared[] = {"TANDEM_COLL_BCAST=shared", "TANDEM_COLL_ALLTOALL=shared", NULL};
+    configure(shared);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 2) == TDM_ALG_SHARED);
+    EXPECT(nwarnings == 1 && strstr(warnings[0], "TANDEM_COLL_ALLTOALL=shared is not valid") &&
+           strstr(warnings[0], "auto, pairwise, linear"));
+    configure(none);
 }
 
 static void tuning_file(void)
@@ -82,11 +103,11 @@ static void tuning_file(void)
     /* first match wins; outside every line, the built-in rule */
     EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4096, 2) == TDM_ALG_FLAT);
     EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4097, 2) == TDM_ALG_BINOMIAL);
-    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 100, 5) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 100, 5) == TDM_ALG_SHARED);
     EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 2) == TDM_ALG_SCATTER_ALLGATHER);
     EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 64 * 1024, 4) == TDM_ALG_RING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, (1 << 20) + 1, 4) ==
-           TDM_ALG_REDUCE_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, (1 << 20) + 1, 4) == TDM_ALG_SHARED);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, (1 << 20) + 1, 2) == TDM_ALG_RECURSIVE_DOUBLING);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 3) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 4) == TDM_ALG_PAIRWISE);
 
@@ -102,7 +123,7 @@ static void tuning_file(void)
     char *bad[] = {"TANDEM_COLL_SCATTER=ring", NULL};
     configure(bad);
     EXPECT(nwarnings == 1 && strstr(warnings[0], "TANDEM_COLL_SCATTER") != NULL);
-    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 4) == TDM_ALG_BINOMIAL);
+    EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 2) == TDM_ALG_BINOMIAL);
     tdm_coll_tuning_clear();
 }
 
