@@ -271,8 +271,17 @@ tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks)
        single copy) was faster than a copy into a slot and one out of it, at
        64 KiB 1.5 to 4 times, on both MPIs (docs/PERFORMANCE.md, "Shared
        memory or messages"). */
-    if (ranks > 2 && accepted_alg(kind, "shared") > 0)
-        return TDM_ALG_SHARED;
+    switch (kind) { /* those whose choices (config_table.h) name shared */
+    case TDM_COLL_BCAST:
+    case TDM_COLL_SCATTER:
+    case TDM_COLL_GATHER:
+    case TDM_COLL_ALLGATHER:
+    case TDM_COLL_ALLREDUCE:
+        if (ranks > 2)
+            return TDM_ALG_SHARED;
+        break;
+    default: break;
+    }
     return tdm_coll_default_messages(kind, bytes, ranks);
 }
 

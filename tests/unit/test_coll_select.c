@@ -56,6 +56,19 @@ static void builtin_rules(void)
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024, 4) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
     EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_PAIRWISE);
+    /* the built-in rule chooses shared exactly where the variable accepts it */
+    static const char *const variables[TDM_COLL_KINDS] = {
+        "TANDEM_COLL_BCAST=shared",         "TANDEM_COLL_SCATTER=shared",
+        "TANDEM_COLL_GATHER=shared",        "TANDEM_COLL_ALLGATHER=shared",
+        "TANDEM_COLL_ALLTOALL=shared",      "TANDEM_COLL_ALLREDUCE=shared",
+        "TANDEM_COLL_REDUCE_SCATTER=shared"};
+    for (int kind = 0; kind < TDM_COLL_KINDS; kind++) {
+        char *one[] = {(char *)variables[kind], NULL};
+        configure(one);
+        EXPECT((nwarnings == 0) ==
+               (tdm_coll_default((tdm_coll_kind)kind, 64, 4) == TDM_ALG_SHARED));
+    }
+    configure(none);
     for (int kind = 0; kind < TDM_COLL_KINDS; kind++)
         for (int ranks = 1; ranks <= 64; ranks *= 2)
             EXPECT(tdm_coll_default_messages((tdm_coll_kind)kind, 4096, ranks) != TDM_ALG_SHARED);
