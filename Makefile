@@ -55,6 +55,8 @@ bench: build
 		--rounds 9 --trials 7 --timeout 30 --out docs/perf
 	$(VENV)/bin/tandem bench halo --transports shm,tcp --ranks 1,2,4 --rounds 3 \
 		--trials 3 --timeout 30 --out docs/perf
+	$(VENV)/bin/tandem bench halo --transports shaped --ranks 1,2,4 --cells 8388608 \
+		--halo-bytes 262144 --rounds 3 --trials 3 --timeout 60 --out docs/perf/halo-shaped
 	$(VENV)/bin/tandem bench io --ranks 1,2 --rounds 5 --trials 7 --timeout 60 --out docs/perf
 	$(VENV)/bin/tandem bench coll --transports shaped,shm --sizes 65536,1048576,4194304 \
 		--rounds 3 --trials 5 --timeout 30 --out docs/perf

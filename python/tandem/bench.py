@@ -510,8 +510,12 @@ def summarize_by(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
     ]
 
 
-def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout):
+def halo(
+    builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout, rate
+):
     """The seed's ghost-cell exchange, strong scaling over nprocs_list."""
+    if "shaped" in transports:
+        shaped_network(rate)
 
     def program_of(build, nprocs):
         name = str(build.directory / "tandem-bench-halo")
@@ -526,7 +530,15 @@ def halo(builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, tria
     keys = ("mpi", "transport", "config", "ranks")
     summary = summarize_by(records, keys, ("step_s", "compute_s", "comm_s", "hidden"))
     result = document(
-        "halo", rounds, trials, problems, records, summary, cells=cells, halo_bytes=halo_bytes
+        "halo",
+        rounds,
+        trials,
+        problems,
+        records,
+        summary,
+        cells=cells,
+        halo_bytes=halo_bytes,
+        shaped_rate=rate if "shaped" in transports else None,
     )
     path = save(out, result, halo_table(summary))
     plot_lines(

@@ -209,7 +209,7 @@ def command_bench(args: argparse.Namespace) -> int:
     if args.which == "halo":
         path = bench.halo(
             builds,
-            [t for t in transports if t != "shaped"] or ["shm"],
+            transports,
             ranks,
             args.cells,
             args.halo_bytes,
@@ -218,6 +218,7 @@ def command_bench(args: argparse.Namespace) -> int:
             args.trials,
             Path(args.out),
             args.timeout,
+            args.rate,
         )
         print(f"results: {path} and halo.png beside it")
         return 0

@@ -286,6 +286,32 @@ def test_bench_halo_and_io_write_json_and_plots(tmp_path):
     assert not list(tmp_path.glob("*.dat"))  # the benchmark deletes its file
 
 
+def test_bench_halo_runs_on_every_transport_named(monkeypatch, tmp_path):
+    """The ghost-cell exchange used to drop "shaped" from --transports without
+    a word; it now runs there too, at the rate given."""
+    from tandem import bench, cli
+
+    seen = {}
+
+    def halo(builds, transports, *rest):
+        seen.update(transports=transports, rate=rest[-1])
+        return tmp_path / "halo.json"
+
+    monkeypatch.setattr(bench, "halo", halo)
+    argv = [
+        "bench",
+        "halo",
+        "--transports",
+        "shm,shaped",
+        "--rate",
+        "1gbit",
+        "--out",
+        str(tmp_path),
+    ]
+    assert cli.main(argv) == 0
+    assert seen == {"transports": ["shm", "shaped"], "rate": "1gbit"}
+
+
 def test_bench_io_rejects_a_missing_directory(tmp_path):
     result = tandem_cli("bench", "io", "--io-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 2
