@@ -253,8 +253,6 @@ def overlap(
     table_from_bytes: int = 1 << 20,
 ) -> Path:
     """The overlap benchmark; name="eager" with eager_configs measures small sizes."""
-    if "shaped" in transports:
-        shaped_network(rate)
 
     def run_point(build, transport, config, variant):
         return run_one(build, transport, config, variant, sizes, trials, timeout)
@@ -514,8 +512,6 @@ def halo(
     builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout, rate
 ):
     """The seed's ghost-cell exchange, strong scaling over nprocs_list."""
-    if "shaped" in transports:
-        shaped_network(rate)
 
     def program_of(build, nprocs):
         name = str(build.directory / "tandem-bench-halo")
@@ -781,8 +777,6 @@ def coll_configs(build: Build, transport: str) -> list[Config]:
 
 def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeout: float) -> Path:
     """OSU's overlap of ibcast, iallreduce, iscatter and ialltoall, 2 ranks."""
-    if "shaped" in transports:
-        shaped_network(rate)
 
     def run_point(build, transport, config, collective):
         program = [

@@ -206,6 +206,8 @@ def command_bench(args: argparse.Namespace) -> int:
         ranks = [int(n) for n in args.ranks.split(",")]
     except ValueError:
         raise TandemError(f"--ranks {args.ranks}: expected rank counts such as 1,2,4") from None
+    if "shaped" in transports and args.which not in ("io", "monitor"):  # those run on shm only
+        bench.shaped_network(args.rate)
     if args.which == "halo":
         path = bench.halo(
             builds,

@@ -288,16 +288,18 @@ def test_bench_halo_and_io_write_json_and_plots(tmp_path):
 
 def test_bench_halo_runs_on_every_transport_named(monkeypatch, tmp_path):
     """The ghost-cell exchange used to drop "shaped" from --transports without
-    a word; it now runs there too, at the rate given."""
+    a word; it now runs there too, at the rate given, in the namespace that
+    the command sets up once for every benchmark that names it."""
     from tandem import bench, cli
 
-    seen = {}
+    seen = {"networks": []}
 
     def halo(builds, transports, *rest):
         seen.update(transports=transports, rate=rest[-1])
         return tmp_path / "halo.json"
 
     monkeypatch.setattr(bench, "halo", halo)
+    monkeypatch.setattr(bench, "shaped_network", lambda rate: seen["networks"].append(rate))
     argv = [
         "bench",
         "halo",
@@ -309,7 +311,7 @@ def test_bench_halo_runs_on_every_transport_named(monkeypatch, tmp_path):
         str(tmp_path),
     ]
     assert cli.main(argv) == 0
-    assert seen == {"transports": ["shm", "shaped"], "rate": "1gbit"}
+    assert seen == {"transports": ["shm", "shaped"], "rate": "1gbit", "networks": ["1gbit"]}
 
 
 def test_bench_io_rejects_a_missing_directory(tmp_path):
