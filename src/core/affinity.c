@@ -83,6 +83,7 @@ static int parse_list(const char *spec, int *cpus, int max)
    spare_cpu ran). */
 static cpu_set_t node_cpus;
 static int node_cpus_known;
+static int node_crowded; /* no more CPUs than ranks */
 
 /* A CPU of the node that no local rank is bound to, spread over local ranks
    (with 'take_spare' 0, none: the thread shares the ranks' CPUs). */
@@ -100,7 +101,7 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
         CPU_ZERO(&bound);
         for (int i = 0; i < local_size; i++)
             CPU_OR(&bound, &bound, &all[i]);
-        tdm_affinity_set_node_cpus(&bound);
+        tdm_affinity_set_node_cpus(&bound, local_size);
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         int spare[CPU_SETSIZE], nspare = 0;
         for (int c = 0; c < online && c < CPU_SETSIZE; c++)
@@ -112,10 +113,16 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
     return rc;
 }
 
-void tdm_affinity_set_node_cpus(const cpu_set_t *cpus)
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks)
 {
     node_cpus = *cpus;
     node_cpus_known = 1;
+    node_crowded = CPU_COUNT(cpus) <= ranks;
+}
+
+int tdm_affinity_node_crowded(void)
+{
+    return node_cpus_known && node_crowded;
 }
 
 int tdm_affinity_share_node(pthread_t thread)

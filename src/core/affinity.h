@@ -12,9 +12,14 @@
    thread, in MPI_Init. Returns an MPI error code. */
 int tdm_affinity_choose(const char *spec, int *cpu);
 
-/* The CPUs the node's ranks are bound to, all together (tdm_affinity_choose
-   learns them). */
-void tdm_affinity_set_node_cpus(const cpu_set_t *cpus);
+/* The CPUs the node's 'ranks' ranks are bound to, all together
+   (tdm_affinity_choose learns them). */
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks);
+
+/* Whether the node's ranks are bound to no more CPUs than there are ranks
+   (unbound ones to all of the host's): none is left for a progress thread
+   to have alone. 0 when the node's CPUs are not known. */
+int tdm_affinity_node_crowded(void);
 
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);

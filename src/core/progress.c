@@ -41,6 +41,11 @@ atomic_int tdm_progress_own_work;
 atomic_int tdm_progress_waiters;
 atomic_int tdm_progress_sleepers;
 atomic_int tdm_progress_drivers;
+atomic_int tdm_progress_app_cpu = -1;
+
+/* Where the thread runs while it has work (follow_lent_cpu): on any CPU of
+   the node's ranks, on a lent CPU, off one, or beside its rank. */
+typedef enum { PLACED_SHARED, PLACED_LENT, PLACED_OFF, PLACED_BESIDE } placement;
 
 static struct {
     pthread_t thread;
@@ -59,7 +64,9 @@ static struct {
     atomic_long unstuck;      /* moves by a waiter that found it without a turn */
     atomic_int on_cpu;        /* where it polled last */
     pthread_mutex_t place_lock;
-    int placed;             /* under place_lock: see follow_lent_cpu */
+    placement placed;       /* under place_lock: see follow_lent_cpu */
+    int placed_cpu;         /* under place_lock: the CPU it names, or -1 */
+    atomic_int beside;      /* runs beside its rank while no CPU is lent (follow_lent_cpu) */
     int mates_over_network; /* the node's ranks talk through the network */
     atomic_int may_move;    /* runs on the node's CPUs: may move to a lent one */
     atomic_int slice_us;    /* the slice it obtained (TANDEM_PROGRESS_SLICE_US), or 0 */
@@ -108,29 +115,32 @@ static int doubled(int pause)
    MPI_Send took 3-8 ms instead of 0.3-1.3 (docs/PERFORMANCE.md, "Off a lent
    core while the application waits"). A thread that does not get to run
    cannot move itself: a sleeping waiter moves it (tdm_progress_unstick).
-   Otherwise run on any CPU of the node's ranks. 'engine.placed' (under
-   place_lock): PLACED_SHARED, the lent CPU it is pinned to, or
-   PLACED_OFF(cpu); it stays off while an application thread sleeps. */
-enum { PLACED_SHARED = -1 };
-#define PLACED_OFF(cpu) (-2 - (cpu)) /* its own inverse: the CPU of a PLACED_OFF */
+   With no CPU lent and no CPU of the node to spare (as many ranks as CPUs,
+   or more), run beside the computation on its own rank's CPU: on another
+   rank's CPU it takes half of that CPU from a rank started in a session of
+   its own (MPICH's hydra does that, and the kernel shares a CPU between
+   sessions before threads), however often it yields, and a ghost-cell step
+   of MPICH took twice its computation (docs/PERFORMANCE.md, "Ghost cells
+   over the shaped network"). Otherwise run on any CPU of the node's ranks. */
 typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
 
-/* Pin the thread to a lent CPU (>= 0), keep it off one (PLACED_OFF) or let
-   it share the node's CPUs (PLACED_SHARED). Under place_lock. Returns 0, or
-   -1 if the OS refused (it stays where it is). */
-static int place(int target)
+/* Pin the thread to a lent CPU or to its rank's, keep it off one, or let it
+   share the node's CPUs ('cpu' unused). Under place_lock. Returns 0, or -1
+   if the OS refused (it stays where it is). */
+static int place(placement where, int cpu)
 {
-    int refused = target >= 0 ? tdm_affinity_pin(engine.thread, target)
-                  : target == PLACED_SHARED
-                      ? tdm_affinity_share_node(engine.thread)
-                      : tdm_affinity_share_node_except(engine.thread, PLACED_OFF(target));
+    int refused = where == PLACED_LENT || where == PLACED_BESIDE
+                      ? tdm_affinity_pin(engine.thread, cpu)
+                  : where == PLACED_OFF ? tdm_affinity_share_node_except(engine.thread, cpu)
+                                        : tdm_affinity_share_node(engine.thread);
     if (refused)
         return -1;
-    if (target >= 0)
+    if (where == PLACED_LENT)
         atomic_fetch_add_explicit(&engine.moves, 1, memory_order_relaxed);
-    if (target >= 0 || engine.placed >= 0)
-        tdm_node_guest(target >= 0 ? target : -1); /* its lender sleeps while it is there */
-    engine.placed = target;
+    if (where == PLACED_LENT || engine.placed == PLACED_LENT)
+        tdm_node_guest(where == PLACED_LENT ? cpu : -1); /* its lender sleeps while it is there */
+    engine.placed = where;
+    engine.placed_cpu = where == PLACED_SHARED ? -1 : cpu;
     return 0;
 }
 
@@ -141,17 +151,21 @@ static void follow_lent_cpu(thread_work work, int long_asleep)
     if (!atomic_load_explicit(&engine.may_move, memory_order_relaxed))
         return;
     pthread_mutex_lock(&engine.place_lock);
-    int placed = engine.placed, target = PLACED_SHARED;
+    placement now = engine.placed, next = PLACED_SHARED;
+    int cpu = -1;
     if (work == WORK_BESIDE_COMPUTATION) {
-        target = tdm_node_lent_cpu(placed);
+        int lent = tdm_node_lent_cpu(now == PLACED_LENT ? engine.placed_cpu : -1);
+        int own = atomic_load_explicit(&engine.beside, memory_order_relaxed)
+                      ? atomic_load_explicit(&tdm_progress_app_cpu, memory_order_relaxed)
+                      : -1;
+        next = lent >= 0 ? PLACED_LENT : own >= 0 ? PLACED_BESIDE : PLACED_SHARED;
+        cpu = lent >= 0 ? lent : own;
     } else if (work == WORK_FOR_SLEEPER) {
-        int lent = placed >= 0 ? placed : tdm_node_lent_cpu(-1);
-        target = placed < PLACED_SHARED     ? placed
-                 : long_asleep && lent >= 0 ? PLACED_OFF(lent)
-                                            : PLACED_SHARED;
+        cpu = now == PLACED_LENT || now == PLACED_OFF ? engine.placed_cpu : tdm_node_lent_cpu(-1);
+        next = now == PLACED_OFF || (long_asleep && cpu >= 0) ? PLACED_OFF : PLACED_SHARED;
     }
-    if (target != placed)
-        place(target);
+    if (next != now || (next != PLACED_SHARED && cpu != engine.placed_cpu))
+        place(next, cpu);
     pthread_mutex_unlock(&engine.place_lock);
 }
 
@@ -181,7 +195,7 @@ void tdm_progress_unstick(void)
     if (cpu < 0 || cpu == sched_getcpu())
         return; /* it waits for the caller's CPU, which the caller leaves idle */
     pthread_mutex_lock(&engine.place_lock);
-    if (engine.placed != PLACED_OFF(cpu) && place(PLACED_OFF(cpu)) == 0)
+    if ((engine.placed != PLACED_OFF || engine.placed_cpu != cpu) && place(PLACED_OFF, cpu) == 0)
         atomic_fetch_add_explicit(&engine.unstuck, 1, memory_order_relaxed);
     pthread_mutex_unlock(&engine.place_lock);
 }
@@ -385,7 +399,9 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     atomic_store(&engine.unstuck, 0);
     atomic_store(&engine.on_cpu, -1);
     engine.placed = PLACED_SHARED;
+    engine.placed_cpu = -1;
     atomic_store(&engine.may_move, 0);
+    atomic_store(&engine.beside, 0);
     engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
         return -1;
@@ -440,9 +456,13 @@ int tdm_progress_cpu(void)
 void tdm_progress_share_node(int mates_over_network)
 {
     engine.mates_over_network = mates_over_network;
-    if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0)
+    if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0) {
+        atomic_store_explicit(&engine.beside,
+                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_node_crowded(),
+                              memory_order_relaxed);
         atomic_store_explicit(&engine.may_move, (int)TDM_CONFIG_NUMBER(WAIT_MOVE),
                               memory_order_relaxed);
+    }
 }
 
 int tdm_progress_slice_us(void)

@@ -6,6 +6,7 @@
 #define TDM_PROGRESS_H
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 /* Nonzero while the progress thread runs (written by the application thread
@@ -55,6 +56,21 @@ extern atomic_int tdm_progress_sleepers;
    two threads polling one MPI library take turns on its lock and on the
    core. */
 extern atomic_int tdm_progress_drivers;
+
+/* The CPU an application thread last counted work on (sched_getcpu), or -1:
+   a progress thread without a CPU to spare runs there beside the
+   computation (TANDEM_PROGRESS_BESIDE). */
+extern atomic_int tdm_progress_app_cpu;
+
+/* Note the calling application thread's CPU; written only when it changed,
+   so that a loop of posts on one CPU does not write a line the progress
+   thread reads. */
+static inline void tdm_progress_note_app_cpu(void)
+{
+    int cpu = sched_getcpu();
+    if (atomic_load_explicit(&tdm_progress_app_cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&tdm_progress_app_cpu, cpu, memory_order_relaxed);
+}
 
 /* An application thread stopped driving: wake the thread if work is left. */
 void tdm_progress_driver_leaves(void);

@@ -119,6 +119,7 @@ static atomic_int unwoken;
 
 int tdm_request_work_count(void)
 {
+    tdm_progress_note_app_cpu();
     /* From zero, the thread may sleep; with an application thread driving,
        it may sleep beside work it alone moves now (progress.h); after work
        counted without a wake-up, it may sleep beside that (read before it

@@ -9,7 +9,8 @@
  * listening socket reported a connection; while an application thread waits
  * for a proxy it polls without sleeping. Last, an application thread
  * asleep in a proxy wait moves a thread that gets no turns off the CPU where
- * it polled last (tdm_progress_unstick). The checks wait for what must
+ * it polled last (tdm_progress_unstick), and on a node with no CPU to spare
+ * a thread with work runs on the CPU where its application posted it. The checks wait for what must
  * happen with long deadlines, so a loaded machine (ctest -j) fails none.
  */
 #include <arpa/inet.h>
@@ -233,7 +234,7 @@ static void check_unstick(void)
     CPU_ZERO(&two);
     CPU_SET(0, &two);
     CPU_SET(1, &two);
-    tdm_affinity_set_node_cpus(&two);
+    tdm_affinity_set_node_cpus(&two, 2);
     EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_SPIN, 20, -1) == 0);
     tdm_progress_share_node(1); /* node mates over a network: waiters look */
     EXPECT(tdm_progress_follows_lent_cpus() && tdm_progress_near_lenders());
@@ -263,6 +264,91 @@ static void check_unstick(void)
     atomic_fetch_sub(&tdm_progress_sleepers, 1);
     tdm_progress_engine_stop();
     tdm_affinity_forget();
+    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+}
+
+/* How many of this process's threads other than the calling one may run on
+   exactly the CPUs 'list' (Cpus_allowed_list in /proc/self/task/TID/status,
+   such as "1" or "0-1"). */
+static int others_allowed(const char *list)
+{
+    int found = 0;
+    char self[32];
+    snprintf(self, sizeof self, "%ld", (long)syscall(SYS_gettid));
+    DIR *tasks = opendir("/proc/self/task");
+    for (struct dirent *t; tasks && (t = readdir(tasks));) {
+        if (t->d_name[0] == '.' || strcmp(t->d_name, self) == 0)
+            continue;
+        char path[300], line[256], allowed[128];
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", t->d_name);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "Cpus_allowed_list: %127s", allowed) == 1)
+                found += strcmp(allowed, list) == 0;
+        if (f)
+            fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return found;
+}
+
+/* Whether the thread polls on 'cpu' (and only there) within 'ms'. */
+static int polls_on(int cpu, int ms)
+{
+    for (int waited = 0; waited < ms; waited += 5) {
+        long before = polls();
+        if (reaches(polls, before + 2, ms) && tdm_progress_polled_cpu() == cpu)
+            return 1;
+        sleep_ms(5);
+    }
+    return 0;
+}
+
+/* On a node with no CPU to spare (two CPUs, two ranks), a thread with work
+   runs beside the computation on the CPU where the application counted it
+   last, and follows it; back to the node's CPUs once the work is done. Not
+   with TANDEM_PROGRESS_BESIDE=0, nor where the node has a CPU to spare. */
+static void check_beside(void)
+{
+    cpu_set_t before;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+        pthread_getaffinity_np(pthread_self(), sizeof before, &before) != 0 ||
+        !CPU_ISSET(0, &before) || !CPU_ISSET(1, &before)) {
+        printf("fewer than 2 CPUs: the thread beside its rank not checked\n");
+        return;
+    }
+    cpu_set_t two;
+    CPU_ZERO(&two);
+    CPU_SET(0, &two);
+    CPU_SET(1, &two);
+    for (int round = 0; round < 3; round++) {
+        int beside = round == 0;
+        tdm_config[TDM_CFG_PROGRESS_BESIDE].number = round != 1;
+        tdm_affinity_set_node_cpus(&two, round == 2 ? 1 : 2); /* round 2: one rank, two CPUs */
+        EXPECT(tdm_progress_engine_start(fake_drive, NULL, TDM_POLL_YIELD, 20, -1) == 0);
+        tdm_progress_share_node(0);
+        for (int step = 0; step < 3; step++) {
+            int cpu = step % 2 ? 0 : 1;
+            pin_self(cpu);
+            tdm_request_started(fake(10), 1 << 20);
+            if (beside) {
+                EXPECT(polls_on(cpu, 5000));
+                EXPECT(others_allowed(cpu ? "1" : "0") == 1);
+            } else {
+                EXPECT(reaches(polls, polls() + 2, 5000));
+                EXPECT(others_allowed("0-1") >= 1 &&
+                       others_allowed("0") + others_allowed("1") == 0);
+            }
+            tdm_request_completed(fake(10));
+            EXPECT(falls_quiet(2000));
+        }
+        /* the work done, it shares the node's CPUs again */
+        EXPECT(others_allowed("0") + others_allowed("1") == 0);
+        tdm_progress_engine_stop();
+        tdm_affinity_forget();
+    }
+    tdm_config[TDM_CFG_PROGRESS_BESIDE].number = 1;
     pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
 
@@ -362,6 +448,7 @@ int main(void)
     printf("%d polls in all\n", (int)atomic_load(&drives));
     check_event_policy();
     check_unstick();
+    check_beside();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }

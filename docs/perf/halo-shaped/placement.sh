@@ -4,7 +4,9 @@
 # cells over the shaped network"). Needs the tandem-net namespace
 # (`tandem bench halo --transports shaped` makes it) and root.
 #   bash docs/perf/halo-shaped/placement.sh [LAUNCHES] > docs/perf/halo-shaped/placement.txt
-# Each line: step_s compute_s, then each rank's progress thread: polls and
+# "unbound" is hydra's default placement (each drive thread beside its own
+# rank, TANDEM_PROGRESS_BESIDE=1); "not-beside" leaves the threads to the
+# scheduler, as Tandem did before. Each line: step_s compute_s, then each rank's progress thread: polls and
 # its CPU time as a share of the run.
 cd "$(dirname "$0")/../../.."
 launches=${1:-6}
@@ -24,6 +26,7 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 echo "# kernel.sched_autogroup_enabled = $(cat /proc/sys/kernel/sched_autogroup_enabled)"
 for i in $(seq "$launches"); do
     echo "unbound $(run)"
+    echo "unbound-not-beside $(run -env TANDEM_PROGRESS_BESIDE 0)"
     echo "bound $(run -bind-to core)"
     echo "bound-thread-same $(run -bind-to core -env TANDEM_PROGRESS_CPUS 0,1)"
     echo "bound-thread-cross $(run -bind-to core -env TANDEM_PROGRESS_CPUS 1,0)"
