@@ -383,7 +383,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
         for transport in transports:
             args, env = transport_settings(build, transport)
             for round_index in range(rounds):
-                for config in latency_configs():
+                for config in with_also(latency_configs()):
                     program = [
                         str(build.directory / "tandem-bench-pingpong"),
                         ",".join(map(str, sizes)),
@@ -430,7 +430,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
 
 def latency_table(summary: list[dict]) -> str:
     """8-byte latency, 4 MiB-or-largest bandwidth and message rate, per configuration."""
-    configs = [c.name for c in latency_configs()]
+    configs = [c.name for c in with_also(latency_configs())]
     lines = [
         "| MPI | transport | measure | " + " | ".join(configs) + " |",
         "|---|---|---|" + "---|" * len(configs),
@@ -462,6 +462,25 @@ def latency_table(summary: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Variables under which every Tandem configuration also runs, interleaved
+# with the others ("tandem bench --also VAR=VALUE"): an A/B of a setting.
+also_env: dict[str, str] = {}
+
+
+def with_also(configs: list[Config]) -> list[Config]:
+    """The configurations and, after each of Tandem's, the same under also_env."""
+    if not also_env:
+        return configs
+    suffix = "+" + ",".join(f"{k}={v}" for k, v in also_env.items())
+    out = []
+    for config in configs:
+        out.append(config)
+        if config.tandem:
+            env = {**config.env, **also_env}
+            out.append(Config(config.name + suffix, True, env, config.launcher_args))
+    return out
+
+
 def rounds_of(builds, transports, points, configs_of, run_point, rounds):
     """Run run_point(build, transport, config, point) for every point (a
     variant, a rank count) under every configuration, interleaved round by
@@ -469,7 +488,7 @@ def rounds_of(builds, transports, points, configs_of, run_point, rounds):
     records, problems = [], []
     for build in builds:
         for transport in transports:
-            configs = configs_of(build, transport)
+            configs = with_also(configs_of(build, transport))
             for round_index in range(rounds):
                 for point in points:
                     for config in configs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -196,6 +197,14 @@ def command_bench(args: argparse.Namespace) -> int:
             f"--transports {args.transports}: {bad[0]!r} is not one of shm, tcp, shaped"
         )
     bench.rate_bits(args.rate)  # a clear error before any run
+    bench.also_env.clear()
+    for setting in args.also:
+        name, equals, value = setting.partition("=")
+        if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise TandemError(
+                f"--also {setting}: expected VAR=VALUE, such as TANDEM_PROGRESS_BESIDE=0"
+            )
+        bench.also_env[name] = value
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
     except ValueError:
@@ -497,6 +506,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="VAR=VALUE",
+        help="run every Tandem configuration a second time with this variable set, "
+        "interleaved with the rest (an A/B of a setting); may be repeated",
     )
     bench.add_argument(
         "--timeout",

@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import types
 
 import pytest
 from conftest import ROOT, build_for, program_path, tandem_cli
@@ -207,6 +208,53 @@ def test_bench_rejects_a_rate_tc_does_not_read(tmp_path):
         str(tmp_path),
         messages=["--rate 2gbits: expected a positive number and one of tc's units", "gbit"],
     )
+
+
+def test_bench_rejects_an_also_without_a_value(tmp_path):
+    expect_error(
+        "bench",
+        "nbc",
+        "--also",
+        "TANDEM_PROGRESS_BESIDE",
+        "--out",
+        str(tmp_path),
+        messages=["--also TANDEM_PROGRESS_BESIDE: expected VAR=VALUE"],
+    )
+
+
+def test_bench_also_runs_every_tandem_configuration_again_interleaved(monkeypatch, tmp_path):
+    """--also VAR=VALUE: in every round, each of Tandem's configurations runs
+    a second time with the variable set, right after the first; the MPI's own
+    run once."""
+    from tandem import bench, cli
+
+    seen = {}
+
+    def nbc(builds, transports, *rest):
+        configs = [bench.Config("native", False), bench.Config("tandem", True, {"A": "1"})]
+        launched = []
+
+        def run_point(build, transport, config, point):
+            launched.append((point, config.name, config.env))
+            return [], None
+
+        build = types.SimpleNamespace(family="MPI")
+        bench.rounds_of([build], ["shm"], ["p", "q"], lambda b, t: configs, run_point, 2)
+        seen["launched"] = launched
+        return tmp_path / "nbc.json"
+
+    monkeypatch.setattr(bench, "nbc", nbc)
+    monkeypatch.setattr(bench, "also_env", {})  # restored after the test
+    argv = ["bench", "nbc", "--also", "TANDEM_PROGRESS_BESIDE=0", "--also", "B=x=y"]
+    assert cli.main(argv + ["--out", str(tmp_path)]) == 0
+    also = {"A": "1", "TANDEM_PROGRESS_BESIDE": "0", "B": "x=y"}
+    one_point = [
+        ("native", {}),
+        ("tandem", {"A": "1"}),
+        ("tandem+TANDEM_PROGRESS_BESIDE=0,B=x=y", also),
+    ]
+    rounds = [(p, *c) for _ in range(2) for p in ("p", "q") for c in one_point]
+    assert seen["launched"] == rounds
 
 
 def test_shaped_timings_settle_for_twice_the_bucket_refill():
