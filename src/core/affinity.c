@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -83,25 +84,48 @@ static int parse_list(const char *spec, int *cpus, int max)
    spare_cpu ran). */
 static cpu_set_t node_cpus;
 static int node_cpus_known;
-static int node_crowded; /* no more CPUs than ranks */
+static int node_apart; /* see tdm_affinity_ranks_apart */
+
+/* Whether the kernel shares a CPU between sessions before their tasks
+   (autogroup scheduling, kernel.sched_autogroup_enabled). */
+static int autogroups(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/sched_autogroup_enabled", "r");
+    int on = 0;
+    if (f && fscanf(f, "%d", &on) != 1)
+        on = 0;
+    if (f)
+        fclose(f);
+    return on;
+}
 
 /* A CPU of the node that no local rank is bound to, spread over local ranks
    (with 'take_spare' 0, none: the thread shares the ranks' CPUs). */
 static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spare, int *cpu)
 {
     cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local_size);
-    if (!all)
+    int *sessions = malloc(sizeof(int) * (size_t)local_size);
+    if (!all || !sessions) {
+        free(all);
+        free(sessions);
         return MPI_ERR_NO_MEM;
+    }
     CPU_ZERO(&mine);
     sched_getaffinity(0, sizeof mine, &mine);
+    int session = (int)getsid(0);
     int rc =
         PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(&session, 1, MPI_INT, sessions, 1, MPI_INT, node);
     if (rc == MPI_SUCCESS) {
         cpu_set_t bound;
         CPU_ZERO(&bound);
-        for (int i = 0; i < local_size; i++)
+        int sessions_apart = 0;
+        for (int i = 0; i < local_size; i++) {
             CPU_OR(&bound, &bound, &all[i]);
-        tdm_affinity_set_node_cpus(&bound, local_size);
+            sessions_apart |= sessions[i] != session;
+        }
+        tdm_affinity_set_node_cpus(&bound, local_size, sessions_apart && autogroups());
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         int spare[CPU_SETSIZE], nspare = 0;
         for (int c = 0; c < online && c < CPU_SETSIZE; c++)
@@ -110,19 +134,20 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
         *cpu = take_spare && nspare > 0 ? spare[local_rank % nspare] : -1;
     }
     free(all);
+    free(sessions);
     return rc;
 }
 
-void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks)
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks, int sessions_apart)
 {
     node_cpus = *cpus;
     node_cpus_known = 1;
-    node_crowded = CPU_COUNT(cpus) <= ranks;
+    node_apart = sessions_apart && CPU_COUNT(cpus) <= ranks;
 }
 
-int tdm_affinity_node_crowded(void)
+int tdm_affinity_ranks_apart(void)
 {
-    return node_cpus_known && node_crowded;
+    return node_cpus_known && node_apart;
 }
 
 int tdm_affinity_share_node(pthread_t thread)

@@ -12,14 +12,19 @@
    thread, in MPI_Init. Returns an MPI error code. */
 int tdm_affinity_choose(const char *spec, int *cpu);
 
-/* The CPUs the node's 'ranks' ranks are bound to, all together
-   (tdm_affinity_choose learns them). */
-void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks);
+/* The CPUs the node's 'ranks' ranks are bound to, all together, and
+   whether the kernel shares a CPU between their sessions before their tasks
+   (tdm_affinity_choose learns both). */
+void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks, int sessions_apart);
 
-/* Whether the node's ranks are bound to no more CPUs than there are ranks
-   (unbound ones to all of the host's): none is left for a progress thread
-   to have alone. 0 when the node's CPUs are not known. */
-int tdm_affinity_node_crowded(void);
+/* Whether a thread that runs on another rank's CPU costs that rank half of
+   it: the node's ranks are bound to no more CPUs than there are ranks
+   (unbound ones to all of the host's), and they run in sessions of their
+   own that the kernel shares a CPU between first (autogroup scheduling;
+   MPICH's hydra starts each rank so, Open MPI's mpirun all in one), so a
+   thread alone in its session there gets half of it however often it
+   yields. 0 when the node's CPUs are not known. */
+int tdm_affinity_ranks_apart(void);
 
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);

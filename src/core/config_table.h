@@ -60,12 +60,11 @@ TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
            "that application if it gets no turn to leave); 0 leaves the choice to the "
            "scheduler, which keeps a thread where it just ran.")
 TDM_CONFIG(PROGRESS_BESIDE, "TANDEM_PROGRESS_BESIDE", BOOL, "1", 0, 1, NULL,
-           "Whether a progress thread that shares the node's CPUs, on a node with no CPU to "
-           "spare (as many ranks as CPUs, or more), runs on its own rank's CPU while the "
-           "application computes and no CPU is lent (with TANDEM_WAIT_MOVE=1): on another "
-           "rank's CPU it takes half of that CPU from a rank in a session of its own (MPICH's "
-           "hydra starts each rank so), however often it yields. 0 leaves it to the "
-           "scheduler.")
+           "Whether a progress thread that shares the node's CPUs runs on its own rank's CPU "
+           "while the application computes and no CPU is lent (with TANDEM_WAIT_MOVE=1), "
+           "where a thread on another rank's CPU would take half of it: no CPU to spare (as "
+           "many ranks as CPUs, or more) and ranks in sessions of their own with autogroup "
+           "scheduling on (MPICH's hydra starts each rank so); 0 leaves it to the scheduler.")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node, the host, is "
            "bound to, else it shares the rank's CPUs, and those of the node's ranks while "

@@ -115,13 +115,16 @@ static int doubled(int pause)
    MPI_Send took 3-8 ms instead of 0.3-1.3 (docs/PERFORMANCE.md, "Off a lent
    core while the application waits"). A thread that does not get to run
    cannot move itself: a sleeping waiter moves it (tdm_progress_unstick).
-   With no CPU lent and no CPU of the node to spare (as many ranks as CPUs,
-   or more), run beside the computation on its own rank's CPU: on another
-   rank's CPU it takes half of that CPU from a rank started in a session of
-   its own (MPICH's hydra does that, and the kernel shares a CPU between
-   sessions before threads), however often it yields, and a ghost-cell step
-   of MPICH took twice its computation (docs/PERFORMANCE.md, "Ghost cells
-   over the shaped network"). Otherwise run on any CPU of the node's ranks. */
+   With no CPU lent, where a thread on another rank's CPU would take half of
+   it (tdm_affinity_ranks_apart: MPICH's ranks, each in a session of its
+   own), run beside the computation on its own rank's CPU: left to the
+   scheduler, an unbound MPICH ghost-cell step took 1.3-2.0 times its
+   computation in 8 of 10 launches (docs/PERFORMANCE.md, "Ghost cells over
+   the shaped network"). Where the ranks share a session (Open MPI's), the
+   other rank's CPU is often the better place (a rank waiting in a yielding
+   spin gives it up), and pinning the thread beside its own rank lowered
+   the share hidden of a 1 MiB shaped receive from 92-97% to 64-71%.
+   Otherwise run on any CPU of the node's ranks. */
 typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
 
 /* Pin the thread to a lent CPU or to its rank's, keep it off one, or let it
@@ -458,11 +461,17 @@ void tdm_progress_share_node(int mates_over_network)
     engine.mates_over_network = mates_over_network;
     if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0) {
         atomic_store_explicit(&engine.beside,
-                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_node_crowded(),
+                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_ranks_apart(),
                               memory_order_relaxed);
         atomic_store_explicit(&engine.may_move, (int)TDM_CONFIG_NUMBER(WAIT_MOVE),
                               memory_order_relaxed);
     }
+}
+
+int tdm_progress_beside(void)
+{
+    return atomic_load_explicit(&engine.beside, memory_order_relaxed) &&
+           atomic_load_explicit(&engine.may_move, memory_order_relaxed);
 }
 
 int tdm_progress_slice_us(void)

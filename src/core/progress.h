@@ -152,6 +152,10 @@ void tdm_progress_share_node(int mates_over_network);
    TANDEM_WAIT_MOVE). Any thread. */
 int tdm_progress_follows_lent_cpus(void);
 
+/* Whether the thread runs beside its own rank while it computes
+   (TANDEM_PROGRESS_BESIDE, where tdm_affinity_ranks_apart). Any thread. */
+int tdm_progress_beside(void);
+
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
 long tdm_progress_moves(void);
 

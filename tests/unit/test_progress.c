@@ -9,8 +9,9 @@
  * listening socket reported a connection; while an application thread waits
  * for a proxy it polls without sleeping. Last, an application thread
  * asleep in a proxy wait moves a thread that gets no turns off the CPU where
- * it polled last (tdm_progress_unstick), and on a node with no CPU to spare
- * a thread with work runs on the CPU where its application posted it. The checks wait for what must
+ * it polled last (tdm_progress_unstick), and where a thread on another
+ * rank's CPU would take half of it, a thread with work runs on the CPU
+ * where its application posted it. The checks wait for what must
  * happen with long deadlines, so a loaded machine (ctest -j) fails none.
  */
 #include <arpa/inet.h>
@@ -234,7 +235,7 @@ static void check_unstick(void)
     CPU_ZERO(&two);
     CPU_SET(0, &two);
     CPU_SET(1, &two);
-    tdm_affinity_set_node_cpus(&two, 2);
+    tdm_affinity_set_node_cpus(&two, 2, 0);
     EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_SPIN, 20, -1) == 0);
     tdm_progress_share_node(1); /* node mates over a network: waiters look */
     EXPECT(tdm_progress_follows_lent_cpus() && tdm_progress_near_lenders());
@@ -305,10 +306,11 @@ static int polls_on(int cpu, int ms)
     return 0;
 }
 
-/* On a node with no CPU to spare (two CPUs, two ranks), a thread with work
-   runs beside the computation on the CPU where the application counted it
-   last, and follows it; back to the node's CPUs once the work is done. Not
-   with TANDEM_PROGRESS_BESIDE=0, nor where the node has a CPU to spare. */
+/* On a node with no CPU to spare (two CPUs, two ranks) whose ranks are in
+   sessions apart, a thread with work runs beside the computation on the CPU
+   where the application counted it last, and follows it; back to the
+   node's CPUs once the work is done. Not with TANDEM_PROGRESS_BESIDE=0, nor
+   where the ranks share a session, nor where the node has a CPU to spare. */
 static void check_beside(void)
 {
     cpu_set_t before;
@@ -322,10 +324,11 @@ static void check_beside(void)
     CPU_ZERO(&two);
     CPU_SET(0, &two);
     CPU_SET(1, &two);
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         int beside = round == 0;
         tdm_config[TDM_CFG_PROGRESS_BESIDE].number = round != 1;
-        tdm_affinity_set_node_cpus(&two, round == 2 ? 1 : 2); /* round 2: one rank, two CPUs */
+        /* round 2: one session; round 3: one rank, two CPUs */
+        tdm_affinity_set_node_cpus(&two, round == 3 ? 1 : 2, round != 2);
         EXPECT(tdm_progress_engine_start(fake_drive, NULL, TDM_POLL_YIELD, 20, -1) == 0);
         tdm_progress_share_node(0);
         for (int step = 0; step < 3; step++) {
