@@ -123,7 +123,7 @@ static int doubled(int pause)
    the shaped network"). Where the ranks share a session (Open MPI's), the
    other rank's CPU is often the better place (a rank waiting in a yielding
    spin gives it up), and pinning the thread beside its own rank lowered
-   the share hidden of a 1 MiB shaped receive from 92-97% to 64-71%.
+   the share hidden of a 1 MiB shaped receive from 92-98% to 64-88%.
    Otherwise run on any CPU of the node's ranks. */
 typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
 
