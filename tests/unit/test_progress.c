@@ -218,23 +218,32 @@ static void pin_self(int cpu)
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+/* Whether the calling thread may run on CPUs 0 and 1: '*before' its
+   affinity (to restore), '*two' those two CPUs. Says what is not checked
+   ('what') if not. */
+static int cpus_0_and_1(cpu_set_t *before, cpu_set_t *two, const char *what)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+        pthread_getaffinity_np(pthread_self(), sizeof *before, before) != 0 ||
+        !CPU_ISSET(0, before) || !CPU_ISSET(1, before)) {
+        printf("fewer than 2 CPUs: %s not checked\n", what);
+        return 0;
+    }
+    CPU_ZERO(two);
+    CPU_SET(0, two);
+    CPU_SET(1, two);
+    return 1;
+}
+
 /* An application thread asleep in a proxy wait that finds the thread without
    turns moves it off the CPU where it polled last, unless that is its own.
    Until moved, the thread may poll on either CPU, so the caller goes to the
    other one than where it last polled until a look catches it there. */
 static void check_unstick(void)
 {
-    cpu_set_t before;
-    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
-        pthread_getaffinity_np(pthread_self(), sizeof before, &before) != 0 ||
-        !CPU_ISSET(0, &before) || !CPU_ISSET(1, &before)) {
-        printf("fewer than 2 CPUs: tdm_progress_unstick not checked\n");
+    cpu_set_t before, two;
+    if (!cpus_0_and_1(&before, &two, "tdm_progress_unstick"))
         return;
-    }
-    cpu_set_t two;
-    CPU_ZERO(&two);
-    CPU_SET(0, &two);
-    CPU_SET(1, &two);
     tdm_affinity_set_node_cpus(&two, 2, 0);
     EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_SPIN, 20, -1) == 0);
     tdm_progress_share_node(1); /* node mates over a network: waiters look */
@@ -313,17 +322,9 @@ static int polls_on(int cpu, int ms)
    where the ranks share a session, nor where the node has a CPU to spare. */
 static void check_beside(void)
 {
-    cpu_set_t before;
-    if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
-        pthread_getaffinity_np(pthread_self(), sizeof before, &before) != 0 ||
-        !CPU_ISSET(0, &before) || !CPU_ISSET(1, &before)) {
-        printf("fewer than 2 CPUs: the thread beside its rank not checked\n");
+    cpu_set_t before, two;
+    if (!cpus_0_and_1(&before, &two, "the thread beside its rank"))
         return;
-    }
-    cpu_set_t two;
-    CPU_ZERO(&two);
-    CPU_SET(0, &two);
-    CPU_SET(1, &two);
     for (int round = 0; round < 4; round++) {
         int beside = round == 0;
         tdm_config[TDM_CFG_PROGRESS_BESIDE].number = round != 1;
