@@ -103,27 +103,25 @@ static int autogroups(void)
    (with 'take_spare' 0, none: the thread shares the ranks' CPUs). */
 static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spare, int *cpu)
 {
-    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * (size_t)local_size);
-    int *sessions = malloc(sizeof(int) * (size_t)local_size);
-    if (!all || !sessions) {
-        free(all);
-        free(sessions);
+    /* what each rank tells the others */
+    struct rank_place {
+        cpu_set_t cpus;
+        pid_t session;
+    } mine, *all = malloc(sizeof mine * (size_t)local_size);
+    if (!all)
         return MPI_ERR_NO_MEM;
-    }
-    CPU_ZERO(&mine);
-    sched_getaffinity(0, sizeof mine, &mine);
-    int session = (int)getsid(0);
+    memset(&mine, 0, sizeof mine);
+    sched_getaffinity(0, sizeof mine.cpus, &mine.cpus);
+    mine.session = getsid(0);
     int rc =
         PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Allgather(&session, 1, MPI_INT, sessions, 1, MPI_INT, node);
     if (rc == MPI_SUCCESS) {
         cpu_set_t bound;
         CPU_ZERO(&bound);
         int sessions_apart = 0;
         for (int i = 0; i < local_size; i++) {
-            CPU_OR(&bound, &bound, &all[i]);
-            sessions_apart |= sessions[i] != session;
+            CPU_OR(&bound, &bound, &all[i].cpus);
+            sessions_apart |= all[i].session != mine.session;
         }
         tdm_affinity_set_node_cpus(&bound, local_size, sessions_apart && autogroups());
         long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -134,7 +132,6 @@ static int spare_cpu(MPI_Comm node, int local_rank, int local_size, int take_spa
         *cpu = take_spare && nspare > 0 ? spare[local_rank % nspare] : -1;
     }
     free(all);
-    free(sessions);
     return rc;
 }
 

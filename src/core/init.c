@@ -71,7 +71,7 @@ static void print_configuration(int granted)
         tdm_log_info("progress thread runs on any CPU of this node's ranks (no spare CPU)");
     else if (tdm_progress_running)
         tdm_log_info("progress thread shares this rank's CPUs (no spare CPU)");
-    if (tdm_progress_beside())
+    if (atomic_load(&tdm_progress_follows_app))
         tdm_log_info("progress thread runs on this rank's CPU while it computes (the node's "
                      "ranks are in sessions of their own, which the kernel shares a CPU between)");
     if (tdm_lend_scope())

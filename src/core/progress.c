@@ -41,6 +41,7 @@ atomic_int tdm_progress_own_work;
 atomic_int tdm_progress_waiters;
 atomic_int tdm_progress_sleepers;
 atomic_int tdm_progress_drivers;
+atomic_int tdm_progress_follows_app;
 atomic_int tdm_progress_app_cpu = -1;
 
 /* Where the thread runs while it has work (follow_lent_cpu): on any CPU of
@@ -66,7 +67,6 @@ static struct {
     pthread_mutex_t place_lock;
     placement placed;       /* under place_lock: see follow_lent_cpu */
     int placed_cpu;         /* under place_lock: the CPU it names, or -1 */
-    atomic_int beside;      /* runs beside its rank while no CPU is lent (follow_lent_cpu) */
     int mates_over_network; /* the node's ranks talk through the network */
     atomic_int may_move;    /* runs on the node's CPUs: may move to a lent one */
     atomic_int slice_us;    /* the slice it obtained (TANDEM_PROGRESS_SLICE_US), or 0 */
@@ -127,8 +127,8 @@ static int doubled(int pause)
    Otherwise run on any CPU of the node's ranks. */
 typedef enum { NO_WORK, WORK_BESIDE_COMPUTATION, WORK_FOR_SLEEPER } thread_work;
 
-/* Pin the thread to a lent CPU or to its rank's, keep it off one, or let it
-   share the node's CPUs ('cpu' unused). Under place_lock. Returns 0, or -1
+/* Pin the thread to the lent CPU or its rank's CPU 'cpu', keep it off
+   'cpu', or let it share the node's CPUs ('cpu' unused). Under place_lock. Returns 0, or -1
    if the OS refused (it stays where it is). */
 static int place(placement where, int cpu)
 {
@@ -158,7 +158,7 @@ static void follow_lent_cpu(thread_work work, int long_asleep)
     int cpu = -1;
     if (work == WORK_BESIDE_COMPUTATION) {
         int lent = tdm_node_lent_cpu(now == PLACED_LENT ? engine.placed_cpu : -1);
-        int own = atomic_load_explicit(&engine.beside, memory_order_relaxed)
+        int own = atomic_load_explicit(&tdm_progress_follows_app, memory_order_relaxed)
                       ? atomic_load_explicit(&tdm_progress_app_cpu, memory_order_relaxed)
                       : -1;
         next = lent >= 0 ? PLACED_LENT : own >= 0 ? PLACED_BESIDE : PLACED_SHARED;
@@ -404,7 +404,8 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     engine.placed = PLACED_SHARED;
     engine.placed_cpu = -1;
     atomic_store(&engine.may_move, 0);
-    atomic_store(&engine.beside, 0);
+    atomic_store(&tdm_progress_follows_app, 0);
+    atomic_store(&tdm_progress_app_cpu, -1);
     engine.started = seconds(CLOCK_MONOTONIC);
     if (pthread_create(&engine.thread, NULL, progress_main, NULL) != 0)
         return -1;
@@ -460,18 +461,13 @@ void tdm_progress_share_node(int mates_over_network)
 {
     engine.mates_over_network = mates_over_network;
     if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0) {
-        atomic_store_explicit(&engine.beside,
-                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_ranks_apart(),
-                              memory_order_relaxed);
-        atomic_store_explicit(&engine.may_move, (int)TDM_CONFIG_NUMBER(WAIT_MOVE),
+        int may_move = (int)TDM_CONFIG_NUMBER(WAIT_MOVE);
+        atomic_store_explicit(&engine.may_move, may_move, memory_order_relaxed);
+        atomic_store_explicit(&tdm_progress_follows_app,
+                              may_move && TDM_CONFIG_NUMBER(PROGRESS_BESIDE) &&
+                                  tdm_affinity_ranks_apart(),
                               memory_order_relaxed);
     }
-}
-
-int tdm_progress_beside(void)
-{
-    return atomic_load_explicit(&engine.beside, memory_order_relaxed) &&
-           atomic_load_explicit(&engine.may_move, memory_order_relaxed);
 }
 
 int tdm_progress_slice_us(void)

@@ -57,16 +57,22 @@ extern atomic_int tdm_progress_sleepers;
    core. */
 extern atomic_int tdm_progress_drivers;
 
+/* Whether the thread runs beside its rank while it computes
+   (TANDEM_PROGRESS_BESIDE, where tdm_affinity_ranks_apart); set in MPI_Init.
+   Only then do posts note their CPU. */
+extern atomic_int tdm_progress_follows_app;
+
 /* The CPU an application thread last counted work on (sched_getcpu), or -1:
-   a progress thread without a CPU to spare runs there beside the
-   computation (TANDEM_PROGRESS_BESIDE). */
+   where the thread follows its application, it runs there. */
 extern atomic_int tdm_progress_app_cpu;
 
-/* Note the calling application thread's CPU; written only when it changed,
-   so that a loop of posts on one CPU does not write a line the progress
-   thread reads. */
+/* Note the calling application thread's CPU where the thread follows it;
+   written only when it changed, so that a loop of posts on one CPU does not
+   write a line the progress thread reads. */
 static inline void tdm_progress_note_app_cpu(void)
 {
+    if (!atomic_load_explicit(&tdm_progress_follows_app, memory_order_relaxed))
+        return;
     int cpu = sched_getcpu();
     if (atomic_load_explicit(&tdm_progress_app_cpu, memory_order_relaxed) != cpu)
         atomic_store_explicit(&tdm_progress_app_cpu, cpu, memory_order_relaxed);
@@ -151,10 +157,6 @@ void tdm_progress_share_node(int mates_over_network);
 /* Whether the thread moves to lent CPUs (after tdm_progress_share_node, with
    TANDEM_WAIT_MOVE). Any thread. */
 int tdm_progress_follows_lent_cpus(void);
-
-/* Whether the thread runs beside its own rank while it computes
-   (TANDEM_PROGRESS_BESIDE, where tdm_affinity_ranks_apart). Any thread. */
-int tdm_progress_beside(void);
 
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */
 long tdm_progress_moves(void);
