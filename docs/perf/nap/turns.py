@@ -1,12 +1,12 @@
 """Turns of the progress thread during each overlapped trial of
 bench/coll_overlap.c, from the event log that nap-and-trace.patch writes
-(/tmp/dbgev.RANK) and the bench's DBGT lines on standard input."""
+(/tmp/dbgev.RANK, at MPI_Finalize) and the bench's DBGT lines on standard
+input. The logs are read once the input ends, after the run."""
 import sys
 
+trials = [line for line in sys.stdin if line.startswith("DBGT")]
 logs = {}
-for line in sys.stdin:
-    if not line.startswith("DBGT"):
-        continue
+for line in trials:
     _, rank, _, post, _, computes, _, waits, _, ends = line.split()
     post, computes, waits, ends = map(float, (post, computes, waits, ends))
     if rank not in logs:
