@@ -2,6 +2,7 @@
 bench/coll_overlap.c, from the event log that nap-and-trace.patch writes
 (/tmp/dbgev.RANK, at MPI_Finalize) and the bench's DBGT lines on standard
 input. The logs are read once the input ends, after the run."""
+
 import sys
 
 trials = [line for line in sys.stdin if line.startswith("DBGT")]
