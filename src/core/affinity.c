@@ -84,7 +84,8 @@ static int parse_list(const char *spec, int *cpus, int max)
    spare_cpu ran). */
 static cpu_set_t node_cpus;
 static int node_cpus_known;
-static int node_apart; /* see tdm_affinity_ranks_apart */
+static int node_apart;     /* see tdm_affinity_ranks_apart */
+static int node_core_each; /* see tdm_affinity_core_each */
 
 /* Whether the kernel shares a CPU between sessions before their tasks
    (autogroup scheduling, kernel.sched_autogroup_enabled). */
@@ -140,11 +141,17 @@ void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks, int sessions_a
     node_cpus = *cpus;
     node_cpus_known = 1;
     node_apart = sessions_apart && CPU_COUNT(cpus) <= ranks;
+    node_core_each = CPU_COUNT(cpus) >= ranks;
 }
 
 int tdm_affinity_ranks_apart(void)
 {
     return node_cpus_known && node_apart;
+}
+
+int tdm_affinity_core_each(void)
+{
+    return node_cpus_known && node_core_each;
 }
 
 int tdm_affinity_share_node(pthread_t thread)

@@ -26,6 +26,13 @@ void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks, int sessions_a
    yields. 0 when the node's CPUs are not known. */
 int tdm_affinity_ranks_apart(void);
 
+/* Whether each rank of the node has a CPU of its own: the node's ranks are
+   bound to at least as many CPUs as there are ranks (unbound ones to all of
+   the host's). A rank that waits may then keep its CPU busy for a while
+   without taking it from another rank. 0 when the node's CPUs are not known
+   (TANDEM_PROGRESS_CPUS=none or a list). */
+int tdm_affinity_core_each(void);
+
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);
 

@@ -356,6 +356,24 @@ static void check_beside(void)
     pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
 
+/* A waiter may keep its CPU busy before it yields only where each rank of
+   the node has a CPU of its own, and only where that is known. */
+static void check_core_each(void)
+{
+    cpu_set_t two;
+    CPU_ZERO(&two);
+    CPU_SET(0, &two);
+    CPU_SET(1, &two);
+    tdm_affinity_forget();
+    EXPECT(!tdm_affinity_core_each()); /* not known */
+    for (int ranks = 1; ranks <= 3; ranks++) {
+        tdm_affinity_set_node_cpus(&two, ranks, 0);
+        EXPECT(tdm_affinity_core_each() == (ranks <= 2));
+    }
+    tdm_affinity_forget();
+    EXPECT(!tdm_affinity_core_each());
+}
+
 int main(void)
 {
     char *env[] = {NULL};
@@ -453,6 +471,7 @@ int main(void)
     check_event_policy();
     check_unstick();
     check_beside();
+    check_core_each();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }
