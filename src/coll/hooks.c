@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "coll/algorithms.h"
+#include "impl/impl.h"
 #include "wrappers/gen_hooks.h"
 
 /* ------------------------------------------------------------- checks */
@@ -30,7 +31,8 @@ static int valid(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, in
         return 0;
     if (count < 0 || count > INT_MAX || root < 0 || root >= *size)
         return 0;
-    return type == MPI_DATATYPE_NULL ? count == 0 : PMPI_Type_size(type, &type_size) == MPI_SUCCESS;
+    return type == MPI_DATATYPE_NULL ? count == 0
+                                     : tdm_impl_type_size(type, &type_size) == MPI_SUCCESS;
 }
 
 /* 'count' elements for each of 'n' ranks fit in one message. */

@@ -17,6 +17,7 @@
 #include "core/progress.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "impl/impl.h"
 #include "monitor/monitor.h"
 
 int tdm_coll_on;
@@ -415,7 +416,7 @@ MPI_Aint tdm_coll_bytes(MPI_Count count, MPI_Datatype type)
 {
     int size = 0;
     if (type != MPI_DATATYPE_NULL)
-        PMPI_Type_size(type, &size);
+        tdm_impl_type_size(type, &size);
     return (MPI_Aint)count * size;
 }
 
@@ -423,7 +424,7 @@ int tdm_coll_contiguous(MPI_Count count, MPI_Datatype type, MPI_Aint *offset, MP
 {
     int size = 0;
     MPI_Aint lb, extent, true_lb, true_extent;
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+    if (tdm_impl_type_size(type, &size) != MPI_SUCCESS ||
         PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
         return 0;

@@ -47,6 +47,11 @@ int tdm_impl_f_is_unweighted(const MPI_Fint *address)
     return 0;
 }
 
+int tdm_impl_type_size(MPI_Datatype datatype, int *size)
+{
+    return PMPI_Type_size(datatype, size);
+}
+
 int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
 {
     (void)address;

@@ -34,6 +34,14 @@ int tdm_impl_f_is_weights_empty(const MPI_Fint *address);
    behalf). */
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
 
+/* PMPI_Type_size, without the call where the handle itself states the size:
+   MPICH's predefined datatypes. Tandem sizes every intercepted
+   point-to-point operation (the eager limit, the lending waits, the
+   monitor), and MPICH's PMPI_Type_size is some 40 instructions of checks,
+   about 10 ns per message (docs/PERFORMANCE.md, "The thread level's
+   cost"). Returns what PMPI_Type_size returns. Any thread. */
+int tdm_impl_type_size(MPI_Datatype datatype, int *size);
+
 /* The bytes a completed receive's status reports, or -1 if the operation
    was cancelled. Read from the status's fields where the layout is known (a
    few nanoseconds less per monitored receive than the MPI calls). */

@@ -62,6 +62,22 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return PMPI_Waitall(count, requests, statuses);
 }
 
+/* A predefined datatype is a handle of MPICH's builtin kind (bits 30-31:
+   01) and datatype class (bits 26-29: 0011), whose bits 8-15 hold its size
+   in bytes (mpi.h: MPI_DOUBLE is 0x4c00080b); MPICH sizes them so itself
+   (MPIR_Datatype_get_basic_size). Derived and pair types (MPI_FLOAT_INT is
+   0x8c000000) and MPI_DATATYPE_NULL are asked, which also reports an
+   invalid handle as before. */
+int tdm_impl_type_size(MPI_Datatype datatype, int *size)
+{
+    unsigned handle = (unsigned)datatype;
+    if ((handle & 0xfc000000u) == 0x4c000000u) {
+        *size = (int)((handle >> 8) & 0xffu);
+        return MPI_SUCCESS;
+    }
+    return PMPI_Type_size(datatype, size);
+}
+
 /* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
 int tdm_impl_node_uses_shm(void)
 {

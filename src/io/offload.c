@@ -30,6 +30,7 @@
 #include "core/progress.h"
 #include "core/proxy.h"
 #include "core/runtime.h"
+#include "impl/impl.h"
 #include "wrappers/gen_hooks.h"
 
 /* The blocking calls that execute a task; MPI 4 has them with an MPI_Count. */
@@ -171,9 +172,9 @@ static int take_position(MPI_File file, MPI_Count count, MPI_Datatype datatype, 
     char datarep[MPI_MAX_DATAREP_STRING];
     int rc, type_size, etype_size = 1;
     TDM_CALL_MPI(rc, PMPI_File_get_position(file, offset));
-    TDM_CALL_MPI(rc, PMPI_Type_size(datatype, &type_size));
+    TDM_CALL_MPI(rc, tdm_impl_type_size(datatype, &type_size));
     TDM_CALL_MPI(rc, PMPI_File_get_view(file, &displacement, &etype, &filetype, datarep));
-    rc = PMPI_Type_size(etype, &etype_size);
+    rc = tdm_impl_type_size(etype, &etype_size);
     if (is_derived(etype))
         PMPI_Type_free(&etype);
     if (is_derived(filetype))

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "tandem.h"
+#include "impl/impl.h"
 
 enum {
     TDM_KINDS = TANDEM_MONITOR_KINDS,
@@ -67,7 +68,7 @@ int tdm_monitor_world_rank(MPI_Comm comm, int rank);
 static inline uint64_t tdm_monitor_bytes(MPI_Count count, MPI_Datatype type)
 {
     int size = 0;
-    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)
+    if (count <= 0 || tdm_impl_type_size(type, &size) != MPI_SUCCESS || size <= 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
 }

@@ -122,7 +122,7 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
         comm == MPI_COMM_NULL)
         return 0; /* a null communicator: the MPI library's own call reports it */
     int size = 0;
-    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
+    if (tdm_impl_type_size(datatype, &size) != MPI_SUCCESS ||
         (long long)count * size <= tdm_eager_limit)
         return 0; /* a bad datatype: the MPI library's own call reports it */
     return lend.mode == TDM_LEND_ALWAYS || direction == TO_PEER || !through_shm(comm, peer);
@@ -133,7 +133,7 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
 static int receives_through_shm(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer)
 {
     int size = 0;
-    return peer != MPI_PROC_NULL && PMPI_Type_size(datatype, &size) == MPI_SUCCESS &&
+    return peer != MPI_PROC_NULL && tdm_impl_type_size(datatype, &size) == MPI_SUCCESS &&
            (long long)count * size > tdm_eager_limit && through_shm(comm, peer);
 }
 

@@ -14,13 +14,14 @@
 #include "core/progress.h"
 #include "core/proxy.h"
 #include "core/request.h"
+#include "impl/impl.h"
 #include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
 
 static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
 {
     int size = 0;
-    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS)
+    if (tdm_impl_type_size(datatype, &size) != MPI_SUCCESS)
         return 0;
     return (long long)count * size;
 }

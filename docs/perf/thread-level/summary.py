@@ -13,6 +13,7 @@ LEVELS = [
     "serialized-lock",
     "multiple",
     "tandem-drive",
+    "tandem-drive-before",
 ]
 rows: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
 for line in sys.stdin:
