@@ -38,8 +38,8 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
    MPICH's predefined datatypes. Tandem sizes every intercepted
    point-to-point operation (the eager limit, the lending waits, the
    monitor), and MPICH's PMPI_Type_size is some 40 instructions of checks,
-   about 10 ns per message (docs/PERFORMANCE.md, "The thread level's
-   cost"). Returns what PMPI_Type_size returns. Any thread. */
+   3.3 ns a call here (docs/PERFORMANCE.md, "The thread level's cost").
+   Returns what PMPI_Type_size returns. Any thread. */
 int tdm_impl_type_size(MPI_Datatype datatype, int *size);
 
 /* The bytes a completed receive's status reports, or -1 if the operation
