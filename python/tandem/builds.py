@@ -83,15 +83,20 @@ def load_builds(root: Path) -> list[Build]:
 
 
 def find_program(program: str) -> Path:
+    """The absolute path of 'program' as mpirun finds it: a name with a slash
+    as it is, a bare name on PATH and then in the current directory.
+
+    Symbolic links are kept, not resolved: a virtual environment's
+    bin/python is a link to the base interpreter and finds the environment's
+    packages only when it is started through the link."""
     if os.sep in program:
-        path = Path(program)
-        if not path.is_file():
+        if not os.path.isfile(program):
             raise TandemError(f"program {program!r} not found")
-        return path.resolve()
-    found = shutil.which(program)
+        return Path(program).absolute()
+    found = shutil.which(program) or shutil.which(program, path=os.curdir)
     if not found:
-        raise TandemError(f"program {program!r} not found on PATH")
-    return Path(found).resolve()
+        raise TandemError(f"program {program!r} not found on PATH nor in the current directory")
+    return Path(found).absolute()
 
 
 def select_build(program: Path, builds: list[Build], mpi: str | None, root: Path) -> Build:
