@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,13 @@ from .builds import (
     repository_root,
     select_build,
 )
-from .launch import launch_command, launcher_environment, rank_environment
+from .launch import (
+    Stopped,
+    launch_command,
+    launcher_environment,
+    rank_environment,
+    run_in_foreground,
+)
 
 MONITOR_PREFIX = "tandem-monitor"  # PREFIX of a bare --monitor, in the current directory
 
@@ -108,13 +115,13 @@ def command_run(args: argparse.Namespace) -> int:
         print(" ".join(command))
         return 0
     if prefix is None:
-        return subprocess.call(command, env=launcher_environment(build))
+        return run_in_foreground(command, launcher_environment(build))
     if not prefix.parent.is_dir():
         raise TandemError(f"--monitor={args.monitor}: {prefix.parent} is not a directory")
     job_file = prefix.with_name(prefix.name + ".json")
     before = job_file.stat().st_mtime_ns if job_file.exists() else None
-    status = subprocess.call(command, env=launcher_environment(build))
-    if status != 0:
+    status = run_in_foreground(command, launcher_environment(build))
+    if status != 0:  # a failure, or a signal: no report
         return status
     if not job_file.exists() or job_file.stat().st_mtime_ns == before:
         print(f"tandem: {job_file} was not written; no monitor report", file=sys.stderr)
@@ -567,6 +574,12 @@ def main(argv: list[str] | None = None) -> int:
     except TandemError as error:
         print(f"tandem: error: {error}", file=sys.stderr)
         return 2
+    except Stopped as stop:  # by a signal passed on to a launcher of tandem bench
+        print(f"tandem: {stop}", file=sys.stderr)
+        return 128 + stop.signum
+    except KeyboardInterrupt:  # Ctrl-C while no launcher ran: nothing to end
+        print(f"tandem: {Stopped(signal.SIGINT)}", file=sys.stderr)
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":

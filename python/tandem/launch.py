@@ -118,23 +118,118 @@ def call_stacks(pgid: int, frames: int = 20) -> str:
     return "\n".join(reports)
 
 
+# The signals that end a job. tandem passes them on to the launcher instead of
+# ending at once: the ranks run in process groups of their own (both MPIs),
+# and only their launcher ends them; a launcher whose tandem is gone, or that
+# is killed outright, leaves them running.
+ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(Exception):
+    """A signal stopped the command; a shell gives such a command the exit
+    status 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+class SignalRelay:
+    """While in use (a with block, in the main thread), the ending signals do
+    not end tandem; those in 'passed' go on to the launcher given to
+    attach(). Enter the block before starting the launcher: attach() passes
+    on what came while it started."""
+
+    def __init__(self, passed: tuple[int, ...] = ENDING_SIGNALS):
+        self.passed = passed
+        self.received: list[int] = []  # every ending signal received, in order
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> SignalRelay:
+        self.previous = {s: signal.signal(s, self.receive) for s in ENDING_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def receive(self, signum: int, frame) -> None:
+        self.received.append(signum)
+        if signum in self.passed and self.process is not None:
+            self.process.send_signal(signum)  # nothing if it ended meanwhile
+
+    def attach(self, process: subprocess.Popen) -> None:
+        self.process = process
+        for signum in self.received:
+            if signum in self.passed:
+                process.send_signal(signum)
+
+
+def shares_a_terminal() -> bool:
+    """Whether tandem reads a terminal as its foreground job. The launcher
+    then stays in tandem's process group, the terminal's foreground, or it
+    could not read the terminal for rank 0 (Open MPI's mpirun reads it only
+    as the foreground job); it then gets the terminal's SIGINT (Ctrl-C) and
+    SIGHUP itself, and the shell's `kill %1` too."""
+    try:
+        return os.tcgetpgrp(0) == os.getpgrp()
+    except OSError:  # standard input is no terminal, or closed
+        return False
+
+
+def shell_status(returncode: int) -> int:
+    """A Popen return code as a shell reports it: 128 + N for signal N."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def run_in_foreground(command: list[str], env: dict[str, str]) -> int:
+    """Run a launcher command with tandem's standard streams; returns its exit
+    status as a shell reports it. An ending signal to tandem reaches the
+    launcher once.
+
+    Without a terminal (scripts, timeout, batch systems) the launcher runs in
+    a session of its own and gets every ending signal from tandem alone. In
+    a terminal, where the terminal signals the launcher too, tandem passes on
+    only SIGTERM, which comes from `kill PID` to tandem alone (a SIGINT or
+    SIGHUP sent so is not passed on: tandem keeps waiting for its launcher).
+
+    A launcher that reports success after such a signal is given 128 + the
+    signal instead: its program did not run to its end (MPICH's mpiexec
+    exits with 0 once it has ended its ranks on SIGINT or SIGTERM)."""
+    shared = shares_a_terminal()
+    with SignalRelay((signal.SIGTERM,) if shared else ENDING_SIGNALS) as relay:
+        process = subprocess.Popen(command, env=env, start_new_session=not shared)
+        relay.attach(process)
+        returncode = process.wait()
+    if relay.received:
+        return shell_status(returncode) or 128 + relay.received[0]
+    return shell_status(returncode)
+
+
 def run_launch(command: list[str], env: dict[str, str], timeout: float, cwd=None) -> Outcome:
     """Run a launcher command in its own process group; on timeout kill the whole
-    group, so that no rank keeps spinning after its launcher is gone."""
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-    )
-    try:
-        out, err = process.communicate(timeout=timeout)
-        return Outcome(process.returncode, out, err, False)
-    except subprocess.TimeoutExpired:
-        stacks = call_stacks(process.pid)
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        return Outcome(None, out, err, True, stacks)
+    group, so that no rank keeps spinning after its launcher is gone. An
+    ending signal to tandem is passed on to the launcher, and once it has
+    ended, raises Stopped."""
+    with SignalRelay() as relay:
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        relay.attach(process)
+        try:
+            out, err = process.communicate(timeout=timeout)
+            outcome = Outcome(process.returncode, out, err, False)
+        except subprocess.TimeoutExpired:
+            stacks = call_stacks(process.pid)
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            outcome = Outcome(None, out, err, True, stacks)
+    if relay.received:
+        raise Stopped(relay.received[0])
+    return outcome
