@@ -384,7 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ARG",
-        help="pass ARG to the launcher (repeat for several)",
+        help="pass ARG to the launcher, one word each time: --launcher-arg --mca "
+        "--launcher-arg btl --launcher-arg self,tcp",
     )
     run.add_argument(
         "--progress",
@@ -550,20 +551,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def readable_words(argv: list[str]) -> tuple[list[str], list[int]]:
+    """argv as argparse reads it as meant, and the index in argv where each
+    of those words begins: a bare --monitor becomes --monitor=PREFIX (it never
+    takes the next word as its PREFIX: `tandem run --monitor ./app` monitors
+    ./app), and --launcher-arg VALUE becomes --launcher-arg=VALUE (argparse
+    takes a VALUE that starts with a dash, such as --mca, for an option)."""
+    words, starts, index = [], [], 0
+    while index < len(argv):
+        word = argv[index]
+        starts.append(index)
+        if word.startswith("--mo") and "--monitor".startswith(word):
+            words.append(f"--monitor={MONITOR_PREFIX}")
+        elif word == "--launcher-arg" and index + 1 < len(argv):
+            index += 1
+            words.append(f"--launcher-arg={argv[index]}")
+        else:
+            words.append(word)
+        index += 1
+    return words, starts
+
+
 def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
-    """parser.parse_args, except that a bare `run --monitor` never takes the next
-    word as its PREFIX: `tandem run --monitor ./app` monitors ./app, and a PREFIX
-    is given as --monitor=PREFIX."""
+    """parser.parse_args of readable_words(argv) for tandem's own words; the
+    program's words after them are passed on as they are."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    default = f"--monitor={MONITOR_PREFIX}"
-    words = [default if w.startswith("--mo") and "--monitor".startswith(w) else w for w in argv]
+    words, starts = readable_words(argv)
     if words == argv:
         return parser.parse_args(argv)
     probe = parser.parse_args(words)  # tells where tandem's words end and the program begins
-    if probe.command != "run":
+    program = getattr(probe, "program", None)
+    if program is None:  # a command without a program: the words as they were
         return parser.parse_args(argv)
-    split = len(argv) - len(probe.program)
-    return parser.parse_args(words[:split] + argv[split:])
+    split = len(words) - len(program)
+    return parser.parse_args(words[:split] + (argv[starts[split] :] if program else []))
 
 
 def main(argv: list[str] | None = None) -> int:
