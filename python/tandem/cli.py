@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from .launch import (
     Stopped,
     launch_command,
     launcher_environment,
+    launcher_variables,
     rank_environment,
     run_in_foreground,
 )
@@ -111,8 +113,11 @@ def command_run(args: argparse.Namespace) -> int:
         env=tandem_env(args),
         launcher_args=args.launcher_arg,
     )
-    if args.dry_run:
-        print(" ".join(command))
+    if args.dry_run:  # a line to paste into a shell
+        added = [
+            f"{name}={shlex.quote(value)}" for name, value in launcher_variables(build).items()
+        ]
+        print(" ".join(added + [shlex.join(command)]))
         return 0
     if prefix is None:
         return run_in_foreground(command, launcher_environment(build))
@@ -401,7 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
         f"report on it (default PREFIX: ./{MONITOR_PREFIX}; write it as --monitor=PREFIX)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
-    run.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the launch as a line for a shell (with the variables tandem adds), run nothing",
+    )
     run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     run.set_defaults(func=command_run)
 

@@ -50,13 +50,20 @@ def launch_command(
     return command + list(program)
 
 
-def launcher_environment(build: Build) -> dict[str, str]:
-    """The launcher's own environment: Open MPI refuses to run as root without consent."""
-    env = dict(os.environ)
+def launcher_variables(build: Build) -> dict[str, str]:
+    """The variables tandem adds to the launcher's environment, where they are
+    not set already: Open MPI refuses to run as root without consent."""
+    added = {}
     if build.family == "Open MPI" and os.geteuid() == 0:
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    return env
+        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+            if name not in os.environ:
+                added[name] = "1"
+    return added
+
+
+def launcher_environment(build: Build) -> dict[str, str]:
+    """The launcher's own environment: this one and launcher_variables."""
+    return {**os.environ, **launcher_variables(build)}
 
 
 @dataclass

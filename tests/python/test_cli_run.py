@@ -4,8 +4,12 @@ arguments that start with a dash, the help, and exec's options and warning."""
 
 from __future__ import annotations
 
-import conftest  # noqa: F401  (puts python/ on sys.path)
+import os
+import subprocess
+import sys
+
 import pytest
+from conftest import build_for
 from tandem.cli import build_parser, parse_arguments
 
 
@@ -33,3 +37,53 @@ def test_a_launcher_argument_may_start_with_a_dash(argv, launcher_args, program)
     args = parse_arguments(build_parser(), argv)
     assert args.launcher_arg == launcher_args
     assert args.program == program
+
+
+def tandem(*args: str, cwd=None, env: dict[str, str] | None = None, unset=()):
+    """Run the tandem command with 'env' added to this environment and the
+    variables in 'unset' removed; returns the CompletedProcess."""
+    full_env = {k: v for k, v in os.environ.items() if k not in unset}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "tandem.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+
+
+ROOT_CONSENT = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_a_dry_run_pasted_into_a_shell_runs_the_same(tmp_path, mpi):
+    """The printed line holds the variables tandem gives the launcher (Open
+    MPI's consent to run as root) and quotes what the shell would split."""
+    script = tmp_path / "show args.sh"
+    script.write_text('#!/bin/sh\nprintf "<%s>" "$@" "$GREETING"; echo\n')
+    script.chmod(0o755)
+    words = ["run", "-n", "1", "--mpi", mpi, "-e", "GREETING=hello there", "--dry-run"]
+    words += ["--launcher-arg", "--verbose"] if mpi == "mpich" else []
+    result = tandem(*words, str(script), "it's", "a b", unset=ROOT_CONSENT)
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip()
+    build = build_for(mpi)
+    consent = build.family == "Open MPI" and os.geteuid() == 0
+    expected = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if consent else ""
+    assert line.startswith(expected + build.launcher + " "), line
+    if build.family == "Open MPI":
+        assert " --oversubscribe " in line
+    else:
+        assert " --verbose " in line
+    pasted = subprocess.run(
+        ["sh", "-c", line],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in ROOT_CONSENT},
+        timeout=60,
+    )
+    assert pasted.returncode == 0, pasted.stderr
+    assert pasted.stdout.splitlines()[-1] == "<it's><a b><hello there>"
