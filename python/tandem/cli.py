@@ -60,6 +60,35 @@ def tandem_env(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
+TRUE = ("1", "true", "yes", "on")  # what Tandem's boolean variables accept as true
+
+
+def settings_line(env: dict[str, str]) -> str:
+    """What Tandem does in a run, and how to turn on the rest, in one line;
+    'env' holds the ranks' variables from tandem's options, which override
+    those of this environment (the ranks inherit it)."""
+
+    def value(name: str, default: str) -> str:
+        return env.get(name, os.environ.get(name, default)).strip().lower()
+
+    if value("TANDEM_DISABLE", "0") in TRUE:
+        return "tandem: disabled by TANDEM_DISABLE: every MPI call goes straight to the MPI library"
+    progress = value("TANDEM_PROGRESS", "off")
+    parts = [
+        f"progress {progress}" if progress != "off" else "progress off (--progress drive|proxy)"
+    ]
+    if value("TANDEM_COLL", "native") == "tandem":
+        parts.append("collectives by Tandem")
+    else:
+        parts.append("collectives by the MPI library (-e TANDEM_COLL=tandem)")
+    if value("TANDEM_MONITOR", "0") in TRUE:
+        output = env.get("TANDEM_MONITOR_OUTPUT", os.environ.get("TANDEM_MONITOR_OUTPUT"))
+        parts.append(f"monitoring into {output}.json" if output else "monitoring on")
+    else:
+        parts.append("monitoring off (--monitor)")
+    return "tandem: " + ", ".join(parts) + "; --quiet hides this line"
+
+
 def monitor_prefix(args: argparse.Namespace) -> Path | None:
     """The absolute PREFIX of --monitor[=PREFIX], or None without --monitor."""
     prefix = getattr(args, "monitor", None)
@@ -105,12 +134,13 @@ def command_run(args: argparse.Namespace) -> int:
     if args.nprocs < 1:
         raise TandemError(f"-n {args.nprocs}: the number of processes must be at least 1")
     prefix = monitor_prefix(args)
+    env = tandem_env(args)
     command = launch_command(
         build,
         args.nprocs,
         [str(path)] + program[1:],
         with_tandem=not args.no_tandem,
-        env=tandem_env(args),
+        env=env,
         launcher_args=args.launcher_arg,
     )
     if args.dry_run:  # a line to paste into a shell
@@ -119,6 +149,8 @@ def command_run(args: argparse.Namespace) -> int:
         ]
         print(" ".join(added + [shlex.join(command)]))
         return 0
+    if not args.quiet and not args.no_tandem:
+        print(settings_line(env), file=sys.stderr)
     if prefix is None:
         return run_in_foreground(command, launcher_environment(build))
     if not prefix.parent.is_dir():
@@ -406,6 +438,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"report on it (default PREFIX: ./{MONITOR_PREFIX}; write it as --monitor=PREFIX)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
+    run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="do not print the line that says what Tandem does in the run",
+    )
     run.add_argument(
         "--dry-run",
         action="store_true",

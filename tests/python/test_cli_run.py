@@ -87,3 +87,36 @@ def test_a_dry_run_pasted_into_a_shell_runs_the_same(tmp_path, mpi):
     )
     assert pasted.returncode == 0, pasted.stderr
     assert pasted.stdout.splitlines()[-1] == "<it's><a b><hello there>"
+
+
+SETTINGS = ("TANDEM_DISABLE", "TANDEM_PROGRESS", "TANDEM_COLL", "TANDEM_MONITOR")
+
+
+def settings_lines(result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("tandem: ")]
+
+
+def test_run_says_once_what_tandem_does_and_how_to_turn_on_the_rest(tmp_path):
+    """Without settings Tandem does nothing visible; the line says so."""
+    script = tmp_path / "quiet.sh"
+    script.write_text("#!/bin/sh\ntrue\n")
+    script.chmod(0o755)
+    plain = tandem("run", "-n", "2", "--mpi", "mpich", str(script), unset=SETTINGS)
+    assert plain.returncode == 0, plain.stderr
+    assert settings_lines(plain) == [
+        "tandem: progress off (--progress drive|proxy), collectives by the MPI library "
+        "(-e TANDEM_COLL=tandem), monitoring off (--monitor); --quiet hides this line"
+    ]
+    busy = tandem(
+        "run", "--mpi", "mpich", "-e", "TANDEM_COLL=tandem", str(script),
+        env={"TANDEM_PROGRESS": "proxy"}, unset=SETTINGS,
+    )  # fmt: skip
+    assert busy.returncode == 0, busy.stderr
+    assert settings_lines(busy) == [
+        "tandem: progress proxy, collectives by Tandem, monitoring off (--monitor); "
+        "--quiet hides this line"
+    ]
+    quiet = tandem("run", "--quiet", "--progress", "drive", "--mpi", "mpich", str(script))
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    alone = tandem("run", "--no-tandem", "--mpi", "mpich", str(script))
+    assert alone.returncode == 0 and alone.stderr == ""
