@@ -395,6 +395,35 @@ def command_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
+    """The options of run and exec that set what the ranks get; 'report' says
+    what run does after a monitored run."""
+    command.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell"
+    )
+    command.add_argument(
+        "-e",
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a variable on every rank (e.g. -e TANDEM_VERBOSE=1)",
+    )
+    command.add_argument(
+        "--progress",
+        choices=["off", "drive", "proxy"],
+        help="background progress (sets TANDEM_PROGRESS)",
+    )
+    command.add_argument(
+        "--monitor",
+        nargs="?",
+        const=MONITOR_PREFIX,
+        metavar="PREFIX",
+        help="record who sends what to whom (sets TANDEM_MONITOR=1), write PREFIX.json "
+        f"{report}(default PREFIX: ./{MONITOR_PREFIX}; write it as --monitor=PREFIX)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tandem", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"tandem {__version__}")
@@ -407,15 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="launch a program on N ranks with Tandem preloaded")
     run.add_argument("-n", "--nprocs", type=int, default=1, help="number of ranks (default 1)")
-    run.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
-    run.add_argument(
-        "-e",
-        "--env",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a variable on every rank (e.g. -e TANDEM_VERBOSE=1)",
-    )
+    add_rank_options(run, "and report on it ")
     run.add_argument(
         "--launcher-arg",
         action="append",
@@ -423,19 +444,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARG",
         help="pass ARG to the launcher, one word each time: --launcher-arg --mca "
         "--launcher-arg btl --launcher-arg self,tcp",
-    )
-    run.add_argument(
-        "--progress",
-        choices=["off", "drive", "proxy"],
-        help="background progress (sets TANDEM_PROGRESS)",
-    )
-    run.add_argument(
-        "--monitor",
-        nargs="?",
-        const=MONITOR_PREFIX,
-        metavar="PREFIX",
-        help="record who sends what to whom (sets TANDEM_MONITOR=1), write PREFIX.json and "
-        f"report on it (default PREFIX: ./{MONITOR_PREFIX}; write it as --monitor=PREFIX)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument(
@@ -453,12 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=command_run)
 
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
-    exe.add_argument("--mpi", choices=["openmpi", "mpich"], help="the MPI, when ldd cannot tell")
-    exe.add_argument(
-        "--progress",
-        choices=["off", "drive", "proxy"],
-        help="background progress (sets TANDEM_PROGRESS)",
-    )
+    add_rank_options(exe, "")
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     exe.set_defaults(func=command_exec)
 

@@ -120,3 +120,21 @@ def test_run_says_once_what_tandem_does_and_how_to_turn_on_the_rest(tmp_path):
     assert quiet.returncode == 0 and quiet.stderr == ""
     alone = tandem("run", "--no-tandem", "--mpi", "mpich", str(script))
     assert alone.returncode == 0 and alone.stderr == ""
+
+
+def test_exec_takes_variables_and_monitoring_as_run_does(tmp_path):
+    script = tmp_path / "show.sh"
+    script.write_text('#!/bin/sh\necho "$GREETING|$TANDEM_MONITOR|$TANDEM_MONITOR_OUTPUT"\n')
+    script.chmod(0o755)
+    result = tandem(
+        "exec", "--mpi", "mpich", "-e", "GREETING=hello there", "--monitor=job", str(script),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"hello there|1|{tmp_path}/job\n"
+    bare = tandem("exec", "--mpi", "mpich", "--monitor", str(script), cwd=tmp_path)
+    assert bare.returncode == 0, bare.stderr
+    assert bare.stdout == f"|1|{tmp_path}/tandem-monitor\n"
+    wrong = tandem("exec", "--mpi", "mpich", "-e", "GREETING", str(script))
+    assert wrong.returncode == 2
+    assert "-e 'GREETING': expected NAME=VALUE" in wrong.stderr
