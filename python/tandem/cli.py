@@ -33,6 +33,7 @@ from .launch import (
     launcher_variables,
     rank_environment,
     run_in_foreground,
+    started_by,
 )
 
 MONITOR_PREFIX = "tandem-monitor"  # PREFIX of a bare --monitor, in the current directory
@@ -188,6 +189,14 @@ def command_exec(args: argparse.Namespace) -> int:
     root = Path(args.builds)
     path = find_program(program[0])
     build = select_build(path, load_builds(root), args.mpi, root)
+    launcher = started_by(os.environ)
+    if launcher and launcher[0] != build.family and os.environ[launcher[1]] == "0":
+        print(
+            f"tandem: warning: {launcher[1]} says that {launcher[0]}'s launcher started "
+            f"{path}, which runs with {build.family}: each of its processes runs alone, as "
+            f"rank 0 of 1; start it with {build.launcher} or tandem run",
+            file=sys.stderr,
+        )
     env = dict(os.environ)
     env.update(tandem_env(args))
     env.update(rank_environment(build, True, {"LD_PRELOAD": env.get("LD_PRELOAD", "")}))

@@ -66,6 +66,18 @@ def launcher_environment(build: Build) -> dict[str, str]:
     return {**os.environ, **launcher_variables(build)}
 
 
+def started_by(environ: dict[str, str]) -> tuple[str, str] | None:
+    """The MPI family whose launcher started this process and the variable
+    that tells, holding the process's rank; None when no launcher did.
+    Open MPI's mpirun sets OMPI_COMM_WORLD_RANK, MPICH's mpiexec (Hydra)
+    PMI_RANK; so does Slurm's srun, which starts programs of either MPI."""
+    if "OMPI_COMM_WORLD_RANK" in environ:
+        return "Open MPI", "OMPI_COMM_WORLD_RANK"
+    if "PMI_RANK" in environ and "SLURM_STEP_ID" not in environ:
+        return "MPICH", "PMI_RANK"
+    return None
+
+
 @dataclass
 class Outcome:
     """What a launched command did: its exit status and output, and whether it

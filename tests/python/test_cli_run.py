@@ -138,3 +138,37 @@ def test_exec_takes_variables_and_monitoring_as_run_does(tmp_path):
     wrong = tandem("exec", "--mpi", "mpich", "-e", "GREETING", str(script))
     assert wrong.returncode == 2
     assert "-e 'GREETING': expected NAME=VALUE" in wrong.stderr
+
+
+LAUNCHED_BY = {
+    "Open MPI": {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2"},
+    "MPICH": {"PMI_RANK": "0", "PMI_SIZE": "2", "PMI_FD": "6"},
+}
+
+
+@pytest.mark.parametrize("launcher", ["Open MPI", "MPICH"])
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_exec_under_the_other_mpis_launcher_warns(tmp_path, launcher, mpi):
+    """Each process of a program started by the other MPI's launcher runs
+    alone, as rank 0 of 1; rank 0 says so, naming both MPIs."""
+    script = tmp_path / "ran.sh"
+    script.write_text("#!/bin/sh\necho ran\n")
+    script.chmod(0o755)
+    launcher_env = LAUNCHED_BY[launcher]
+    unset = [name for names in LAUNCHED_BY.values() for name in names]
+    result = tandem("exec", "--mpi", mpi, str(script), env=launcher_env, unset=unset)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "ran\n"
+    family = build_for(mpi).family
+    if family == launcher:
+        assert result.stderr == ""
+        return
+    rank_variable = next(iter(launcher_env))
+    assert result.stderr == (
+        f"tandem: warning: {rank_variable} says that {launcher}'s launcher started {script}, "
+        f"which runs with {family}: each of its processes runs alone, as rank 0 of 1; start "
+        f"it with {build_for(mpi).launcher} or tandem run\n"
+    )
+    other_rank = {name: "1" if name == rank_variable else v for name, v in launcher_env.items()}
+    quiet = tandem("exec", "--mpi", mpi, str(script), env=other_rank, unset=unset)
+    assert quiet.returncode == 0 and quiet.stderr == ""  # rank 0 speaks for all
