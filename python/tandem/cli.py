@@ -404,6 +404,26 @@ def command_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+RUN_DESCRIPTION = """\
+Launch PROGRAM on N ranks with the launcher of the MPI it is linked with (ldd
+tells; --mpi names it for an interpreter such as python3), with libtandem
+preloaded on every rank. Tandem's background progress is off unless --progress
+turns it on; a line on stderr says what Tandem does in the run (--quiet: none).
+Variables of this environment reach the ranks; -e sets more."""
+
+RUN_EXAMPLES = """\
+examples:
+  tandem run -n 4 ./app arg1 arg2                 # Tandem loaded, doing nothing visible
+  tandem run -n 4 --progress drive -- ./app       # a progress thread drives the MPI library
+  tandem run -n 4 --progress proxy -- ./app       # the thread completes the operations
+  tandem run -n 4 --progress proxy -e TANDEM_COLL=tandem ./app   # and runs the collectives
+  tandem run -n 4 --monitor=out/job ./app         # then: tandem report out/job
+  tandem run -n 2 --mpi mpich -- venv/bin/python script.py      # mpi4py
+  tandem run -n 2 --launcher-arg --mca --launcher-arg btl --launcher-arg self,tcp ./app
+  tandem run -n 4 --dry-run ./app                 # print the launch, run nothing
+  tandem run -n 4 --no-tandem ./app               # the same launch without Tandem"""
+
+
 def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
     """The options of run and exec that set what the ranks get; 'report' says
     what run does after a monitored run."""
@@ -443,7 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="launch a program on N ranks with Tandem preloaded")
+    run = sub.add_parser(
+        "run",
+        help="launch a program on N ranks with Tandem preloaded",
+        description=RUN_DESCRIPTION,
+        epilog=RUN_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("-n", "--nprocs", type=int, default=1, help="number of ranks (default 1)")
     add_rank_options(run, "and report on it ")
     run.add_argument(

@@ -172,3 +172,18 @@ def test_exec_under_the_other_mpis_launcher_warns(tmp_path, launcher, mpi):
     other_rank = {name: "1" if name == rank_variable else v for name, v in launcher_env.items()}
     quiet = tandem("exec", "--mpi", mpi, str(script), env=other_rank, unset=unset)
     assert quiet.returncode == 0 and quiet.stderr == ""  # rank 0 speaks for all
+
+
+def test_run_help_says_what_run_does_and_shows_examples():
+    result = tandem("run", "--help")
+    assert result.returncode == 0
+    text = result.stdout
+    assert "with libtandem preloaded on every rank" in " ".join(text.split())
+    assert "\nexamples:\n" in text
+    for example in (
+        "  tandem run -n 4 --progress drive -- ./app ",
+        "  tandem run -n 4 --monitor=out/job ./app ",
+        "  tandem run -n 2 --mpi mpich -- venv/bin/python script.py ",
+        "  tandem run -n 2 --launcher-arg --mca --launcher-arg btl --launcher-arg self,tcp ./app\n",
+    ):
+        assert example in text  # as written, not refilled
