@@ -105,7 +105,7 @@ def settle_us(rate: str) -> int:
 
 
 def shaped_network(rate: str) -> None:
-    """The network namespace whose loopback is rate-limited (ARCHITECTURE.md)."""
+    """The network namespace whose loopback is rate-limited (docs/PERFORMANCE.md)."""
     if os.geteuid() != 0:
         raise TandemError("the shaped network needs root (ip netns, tc); run as root or skip it")
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
@@ -530,7 +530,7 @@ def summarize_by(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
 def halo(
     builds, transports, nprocs_list, cells, halo_bytes, steps, rounds, trials, out, timeout, rate
 ):
-    """The seed's ghost-cell exchange, strong scaling over nprocs_list."""
+    """APSM's ghost-cell exchange, strong scaling over nprocs_list."""
 
     def program_of(build, nprocs):
         name = str(build.directory / "tandem-bench-halo")
@@ -837,7 +837,7 @@ IOAPP_MODES = "block,nbc4,nbc8,nbc16"
 def ioapp(
     builds, transports, nprocs_list, ops_list, input_mib, rounds, trials, out, timeout, directory
 ):
-    """The seed's I/O-intensive application: rank 0 reads text files and
+    """FastMPJ's I/O-intensive application: rank 0 reads text files and
     scatters blocks of lines, blocking against 4, 8 and 16 concurrent
     MPI_Iscatter, every rank processing lines (ops_list: operations per line)."""
     points = [(n, ops) for n in nprocs_list for ops in ops_list]
@@ -850,7 +850,7 @@ def ioapp(
             IOAPP_MODES,
             str(ops),
             str(trials),
-            "512",  # KiB per rank and scatter, as in the seed
+            "512",  # KiB per rank and scatter, as in FastMPJ's paper
             str(input_mib),
         ]
         records, problem = run_records(build, nprocs, program, transport, config, timeout)
@@ -953,7 +953,7 @@ def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, tim
 
 
 def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) -> Path:
-    """The seed's micro-benchmark: block, nbc and nbc+overlap latencies of
+    """FastMPJ's micro-benchmark: block, nbc and nbc+overlap latencies of
     broadcast and scatter."""
     points = [(n, c) for n in nprocs_list for c in ("bcast", "scatter")]
 

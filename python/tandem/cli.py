@@ -404,6 +404,15 @@ def command_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+LINEAGE = (
+    "Tandem moves an MPI program's nonblocking operations in the background after "
+    'APSM (Wittmann et al., "Asynchronous MPI for the Masses"), runs nonblocking '
+    'collectives as schedules after FastMPJ (Ramos et al., "Nonblocking Collectives for '
+    "Scalable Java Communications\"), and records who sends what to whom after Open MPI's "
+    'monitoring (Bosilca et al., "Online Dynamic Monitoring of MPI Communications"). '
+    "README.md and docs/ in Tandem's repository say more."
+)
+
 RUN_DESCRIPTION = """\
 Launch PROGRAM on N ranks with the launcher of the MPI it is linked with (ldd
 tells; --mpi names it for an interpreter such as python3), with libtandem
@@ -454,7 +463,9 @@ def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tandem", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="tandem", description=__doc__.split("\n")[0], epilog=LINEAGE
+    )
     parser.add_argument("--version", action="version", version=f"tandem {__version__}")
     parser.add_argument(
         "--builds",
@@ -518,14 +529,15 @@ def build_parser() -> argparse.ArgumentParser:
             "ioapp",
             "post",
         ],
-        help="overlap: the seed's three variants; latency: ping-pong and message rate; "
-        "halo: the ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: "
-        "overlap of small messages with every operation counted or proxied; monitor: the "
-        "cost of monitoring per message and on the ghost-cell exchange; coll: OSU's overlap of "
-        "nonblocking collectives; nbc: the seed's block / nbc / nbc+overlap latencies of "
-        "broadcast and scatter; ioapp: the seed's I/O application, blocking MPI_Scatter "
-        "against 4, 8 and 16 concurrent MPI_Iscatter; post: what posting and waiting for "
-        "an MPI_Ibcast cost after the process was idle",
+        help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
+        "or both while computing); latency: ping-pong and message rate; halo: APSM's "
+        "ghost-cell exchange; io: MPI_File_iwrite_at while computing; eager: overlap of "
+        "small messages with every operation counted or proxied; monitor: the cost of "
+        "Tandem's monitoring and of Open MPI's per message, and on the ghost-cell exchange; "
+        "coll: OSU's overlap of nonblocking collectives; nbc: FastMPJ's micro-benchmark, "
+        "block / nbc / nbc+overlap latencies of broadcast and scatter; ioapp: FastMPJ's I/O "
+        "application, blocking MPI_Scatter against 4, 8 and 16 concurrent MPI_Iscatter; "
+        "post: what posting and waiting for an MPI_Ibcast cost after the process was idle",
     )
     bench.add_argument(
         "--mpi",

@@ -187,3 +187,26 @@ def test_run_help_says_what_run_does_and_shows_examples():
         "  tandem run -n 2 --launcher-arg --mca --launcher-arg btl --launcher-arg self,tcp ./app\n",
     ):
         assert example in text  # as written, not refilled
+
+
+COMMANDS = ["run", "exec", "bench", "report", "info"]
+
+
+def test_help_names_the_works_it_follows_and_stays_in_the_repository():
+    """The help said "the seed's" for the papers Tandem follows, which a user
+    cannot look up; it names them, and no file outside the repository."""
+    texts = {command: tandem(command, "--help").stdout for command in COMMANDS}
+    texts["tandem"] = tandem("--help").stdout
+    for command, text in texts.items():
+        assert text.startswith("usage: tandem"), command
+        assert "seed" not in text.lower(), command
+        assert "../" not in text and "ARCHITECTURE" not in text, command
+    top = " ".join(texts["tandem"].split())
+    assert 'APSM (Wittmann et al., "Asynchronous MPI for the Masses")' in top
+    assert "FastMPJ (Ramos et al." in top
+    assert "Open MPI's monitoring (Bosilca et al." in top
+    bench = " ".join(texts["bench"].split())
+    assert "overlap: APSM's overlap test" in bench
+    assert "halo: APSM's ghost-cell exchange" in bench
+    assert "nbc: FastMPJ's micro" in bench  # argparse may break micro-benchmark
+    assert "ioapp: FastMPJ's I/O application" in bench
