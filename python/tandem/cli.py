@@ -102,6 +102,17 @@ def monitor_prefix(args: argparse.Namespace) -> Path | None:
     return Path(os.path.abspath(prefix))
 
 
+def make_directory_of(prefix: Path, args: argparse.Namespace) -> None:
+    """Make the directory of --monitor's PREFIX where it is missing: the
+    library writes its files there and makes no directory."""
+    try:
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TandemError(
+            f"--monitor={args.monitor}: cannot make the directory {prefix.parent}: {error.strerror}"
+        ) from None
+
+
 def free_prefix(prefix: Path) -> Path:
     """The default PREFIX, or PREFIX-N for the first N whose files do not exist:
     as the library does, never overwrite files the user did not name."""
@@ -150,12 +161,12 @@ def command_run(args: argparse.Namespace) -> int:
         ]
         print(" ".join(added + [shlex.join(command)]))
         return 0
+    if prefix is not None:
+        make_directory_of(prefix, args)
     if not args.quiet and not args.no_tandem:
         print(settings_line(env), file=sys.stderr)
     if prefix is None:
         return run_in_foreground(command, launcher_environment(build))
-    if not prefix.parent.is_dir():
-        raise TandemError(f"--monitor={args.monitor}: {prefix.parent} is not a directory")
     job_file = prefix.with_name(prefix.name + ".json")
     before = job_file.stat().st_mtime_ns if job_file.exists() else None
     status = run_in_foreground(command, launcher_environment(build))
@@ -197,6 +208,9 @@ def command_exec(args: argparse.Namespace) -> int:
             f"rank 0 of 1; start it with {build.launcher} or tandem run",
             file=sys.stderr,
         )
+    prefix = monitor_prefix(args)
+    if prefix is not None:
+        make_directory_of(prefix, args)
     env = dict(os.environ)
     env.update(tandem_env(args))
     env.update(rank_environment(build, True, {"LD_PRELOAD": env.get("LD_PRELOAD", "")}))
