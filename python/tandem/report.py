@@ -405,8 +405,29 @@ def write_matrix(matrix: np.ndarray, path: Path) -> Path:
     return path
 
 
-def plot_heatmap(job: Job, kind: str, path: Path) -> Path:
-    """Two panels, bytes and messages, row = recording rank, column = peer."""
+BYTE_UNITS = (("B", 1), ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("TiB", 1 << 40))
+COUNT_UNITS = (("", 1), ("thousands", 10**3), ("millions", 10**6), ("billions", 10**9))
+LABELLED_RANKS = 16  # up to this many ranks, every cell of a heatmap shows its value
+
+
+def readable_unit(largest: int, units) -> tuple[str, int]:
+    """The largest of 'units' (name, size) that 'largest' holds at least once."""
+    return [unit for unit in units if unit[1] <= max(largest, 1)][-1]
+
+
+def cell_text(value: float) -> str:
+    """A heatmap cell's value in at most 3 significant digits: 0, 3, 1.5, 0.25, 512."""
+    if value == 0:
+        return "0"
+    if value < 0.01:
+        return "<0.01"
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def heatmap_figure(job: Job, kind: str):
+    """Two panels, bytes and messages, row = recording rank, column = peer;
+    the colour bars in a readable unit, and for up to LABELLED_RANKS ranks
+    each cell's value written in it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -417,23 +438,46 @@ def plot_heatmap(job: Job, kind: str, path: Path) -> Path:
     rows, columns = AXES[kind]
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     panels = (
-        (traffic.bytes, "bytes", human(traffic.total_bytes)),
-        (traffic.messages, "messages", f"{traffic.total_messages} messages"),
+        (traffic.bytes, "bytes", human(traffic.total_bytes), BYTE_UNITS),
+        (traffic.messages, "messages", f"{traffic.total_messages} messages", COUNT_UNITS),
     )
-    for ax, (matrix, label, total) in zip(axes, panels):
-        image = ax.imshow(matrix, cmap="viridis", interpolation="nearest")
-        fig.colorbar(image, ax=ax, label=label, ticks=MaxNLocator(integer=True))
+    for ax, (matrix, label, total, units) in zip(axes, panels):
+        unit, scale = readable_unit(int(matrix.max()), units)
+        values = matrix / scale
+        image = ax.imshow(values, cmap="viridis", interpolation="nearest")
+        ticks = MaxNLocator(integer=True) if scale == 1 else None
+        fig.colorbar(image, ax=ax, label=f"{label}, in {unit}" if unit else label, ticks=ticks)
         ax.set_title(f"{label}: {total}")
         ax.set_xlabel(columns)
         ax.set_ylabel(rows)
-        if job.world_size <= 16:
+        if job.world_size <= LABELLED_RANKS:
             ax.set_xticks(range(job.world_size))
             ax.set_yticks(range(job.world_size))
+            size = 10 if job.world_size <= 8 else 7
+            for (row, column), value in np.ndenumerate(values):
+                dark = image.norm(value) < 0.5  # the dark end of viridis: white text
+                ax.text(
+                    column,
+                    row,
+                    cell_text(value),
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    color="white" if dark else "black",
+                )
     fig.suptitle(
         f"{kind}, {job.world_size} ranks, {job.mpi}: "
         f"{traffic.total_messages} messages, {human(traffic.total_bytes)}"
     )
     fig.tight_layout()
+    return fig
+
+
+def plot_heatmap(job: Job, kind: str, path: Path) -> Path:
+    """heatmap_figure written to 'path' as PNG."""
+    fig = heatmap_figure(job, kind)
+    import matplotlib.pyplot as plt  # after heatmap_figure chose its backend
+
     fig.savefig(path, dpi=80, bbox_inches="tight")
     plt.close(fig)
     return path
