@@ -218,6 +218,20 @@ def save(out: Path, result: dict, table: str) -> Path:
     return path
 
 
+def size_label(size: int) -> str:
+    """A byte count as people write it: 8 B, 64 KiB, 1.5 MiB, 4 MiB."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{round(size / scale, 2):g} {unit}"
+    return f"{size} B"
+
+
+def figure(value: float) -> str:
+    """A measured value with 3 significant digits or more, never in exponent
+    notation: 12346, 457, 45.7, 7.93, 0.0123."""
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def markdown(columns: list[str], rows) -> str:
     """A Markdown table: the column titles, then one line per row of cells."""
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
@@ -361,7 +375,7 @@ def markdown_table(result: dict, min_bytes: int = 1 << 20) -> str:
             for config in configs
         ]
         mpi, transport, variant, size = key
-        label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+        label = size_label(size)
         lines.append(f"| {mpi} | {transport} | {variant} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -440,24 +454,19 @@ def latency_table(summary: list[dict]) -> str:
         pingpong = [s for s in rows if s["test"] == "pingpong"]
         smallest = min(s["bytes"] for s in pingpong)
         largest = max(s["bytes"] for s in pingpong)
-        measures = [
-            (f"latency {smallest} B (us)", "pingpong", smallest, "latency_us", "{:.3f}"),
-            (
-                f"bandwidth {largest >> 20} MiB (MB/s)",
-                "pingpong",
-                largest,
-                "bandwidth_mbs",
-                "{:.0f}",
-            ),
+        measures = [  # label, test, size, field, how its value is written
+            (f"latency {size_label(smallest)} (us)", "pingpong", smallest, "latency_us", "{:.3f}"),
+            (f"bandwidth {size_label(largest)} (MB/s)", "pingpong", largest, "bandwidth_mbs", ""),
             ("8-byte message rate (1/s)", "message_rate", 8, "rate_per_s", "{:.3g}"),
         ]
         for label, test, size, field_name, fmt in measures:
+            write = fmt.format if fmt else figure
             cells = []
             for config in configs:
                 match = [
                     s for s in rows if (s["config"], s["test"], s["bytes"]) == (config, test, size)
                 ]
-                cells.append(fmt.format(match[0][field_name]) if match else "-")
+                cells.append(write(match[0][field_name]) if match else "-")
             lines.append(f"| {mpi} | {transport} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -607,7 +616,7 @@ def io(builds, nprocs_list, size, rounds, trials, out, timeout, directory: Path)
     table = markdown(
         ["MPI", "ranks", "size", "config", "availability", "slowdown", "write alone (ms)"],
         (
-            [s["mpi"], s["ranks"], f"{s['bytes'] >> 20} MiB", s["config"]]
+            [s["mpi"], s["ranks"], size_label(s["bytes"]), s["config"]]
             + [f"{100 * s['availability']:.0f}%", f"{100 * s['slowdown']:+.0f}%"]
             + [f"{1e3 * s['transfer_s']:.1f}"]
             for s in summary
@@ -723,7 +732,7 @@ def monitor_table(cost: list[dict], halo_rows: list[dict]) -> str:
         )
 
     lines = [
-        "| MPI | bytes | config | send (ns) | receive (ns) | monitoring cost send / receive (ns) |",
+        "| MPI | size | config | send (ns) | receive (ns) | monitoring cost send / receive (ns) |",
         "|---|---|---|---|---|---|",
     ]
     for row in cost:
@@ -735,7 +744,7 @@ def monitor_table(cost: list[dict], halo_rows: list[dict]) -> str:
                 f"{row['send_ns'] - ref['send_ns']:+.1f} / {row['recv_ns'] - ref['recv_ns']:+.1f}"
             )
         lines.append(
-            f"| {row['mpi']} | {row['bytes']} | {row['config']} | {row['send_ns']:.1f} | "
+            f"| {row['mpi']} | {size_label(row['bytes'])} | {row['config']} | {row['send_ns']:.1f} | "
             f"{row['recv_ns']:.1f} | {extra} |"
         )
     lines += [
@@ -822,9 +831,9 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
 
 def coll_table(summary: list[dict]) -> str:
     return markdown(
-        ["MPI", "transport", "collective", "bytes", "config", "pure (ms)", "overlap"],
+        ["MPI", "transport", "collective", "size", "config", "pure (ms)", "overlap"],
         (
-            [s["mpi"], s["transport"], s["collective"], s["bytes"], s["config"]]
+            [s["mpi"], s["transport"], s["collective"], size_label(s["bytes"]), s["config"]]
             + [f"{1e3 * s['pure_s']:.3f}", f"{s['overlap']:.0f}%"]
             for s in summary
         ),
@@ -937,11 +946,12 @@ def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, tim
     keys = ("mpi", "transport", "config", "ranks", "bytes", "idle_us")
     summary = summarize_by(records, keys, ("post_s", "wait_s"))
     result = document("post", rounds, trials, problems, records, summary)
-    columns = ["MPI", "transport", "ranks", "bytes", "idle before (us)", "config"]
+    columns = ["MPI", "transport", "ranks", "size", "idle before (us)", "config"]
     table = markdown(
         columns + ["post (us)", "wait (us)"],
         (
-            [s["mpi"], s["transport"], s["ranks"], s["bytes"], s["idle_us"], s["config"]]
+            [s["mpi"], s["transport"], s["ranks"], size_label(s["bytes"]), s["idle_us"]]
+            + [s["config"]]
             + [f"{1e6 * s['post_s']:.2f}", f"{1e6 * s['wait_s']:.2f}"]
             for s in summary
         ),
@@ -966,11 +976,12 @@ def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) ->
     keys = ("mpi", "transport", "config", "ranks", "collective", "bytes")
     summary = summarize_by(records, keys, ("block_s", "nbc_s", "nbc_overlap_s"))
     result = document("nbc", rounds, trials, problems, records, summary)
-    columns = ["MPI", "transport", "ranks", "collective", "bytes", "config"]
+    columns = ["MPI", "transport", "ranks", "collective", "size", "config"]
     table = markdown(
         columns + ["block (ms)", "nbc (ms)", "nbc+overlap (ms)"],
         (
-            [s["mpi"], s["transport"], s["ranks"], s["collective"], s["bytes"], s["config"]]
+            [s["mpi"], s["transport"], s["ranks"], s["collective"], size_label(s["bytes"])]
+            + [s["config"]]
             + [f"{1e3 * s[key]:.3f}" for key in ("block_s", "nbc_s", "nbc_overlap_s")]
             for s in summary
         ),

@@ -1,0 +1,59 @@
+"""What `tandem bench` shows: its tables label sizes with units, it prints
+the table at the end and its progress on the way, and its results go to a
+new directory of the current one unless --out names another."""
+
+from __future__ import annotations
+
+import conftest  # noqa: F401  (puts python/ on sys.path)
+from tandem import bench
+
+
+def test_sizes_read_with_units():
+    assert [bench.size_label(n) for n in (0, 8, 1000, 1024, 65536, 1536 << 10, 4 << 20)] == [
+        "0 B",
+        "8 B",
+        "1000 B",
+        "1 KiB",
+        "64 KiB",
+        "1.5 MiB",
+        "4 MiB",
+    ]
+    assert [bench.figure(v) for v in (12345.6, 456.7, 45.67, 7.934, 0.01234)] == [
+        "12346",
+        "457",
+        "45.7",
+        "7.93",
+        "0.0123",
+    ]
+
+
+def test_a_latency_table_of_small_messages_shows_their_bandwidth():
+    """An 8-byte run's table read "bandwidth 0 MiB (MB/s) | 8"."""
+    summary = [
+        {"mpi": "MPICH", "transport": "shm", "config": "native", "test": "pingpong",
+         "bytes": 8, "latency_us": 0.312, "bandwidth_mbs": 25.64},
+        {"mpi": "MPICH", "transport": "shm", "config": "native", "test": "message_rate",
+         "bytes": 8, "rate_per_s": 1.4e7},
+    ]  # fmt: skip
+    table = bench.latency_table(summary)
+    assert "| MPICH | shm | latency 8 B (us) | 0.312 |" in table
+    assert "| MPICH | shm | bandwidth 8 B (MB/s) | 25.6 |" in table
+
+
+def test_every_table_labels_its_sizes_with_units():
+    overlap = {
+        "summary": [
+            {"mpi": "MPICH", "transport": "shm", "config": "native", "variant": "both",
+             "bytes": size, "availability": 0.5, "slowdown": 0.0, "transfer_s": 1e-3}
+            for size in (512, 1536 << 10)
+        ]
+    }  # fmt: skip
+    assert "| MPICH | shm | both | 512 B |" in bench.markdown_table(overlap, 0)
+    assert "| MPICH | shm | both | 1.5 MiB |" in bench.markdown_table(overlap, 0)
+    coll = [
+        {"mpi": "MPICH", "transport": "shm", "collective": "ibcast", "bytes": 4096,
+         "config": "native", "pure_s": 1e-4, "overlap": 12.0}
+    ]  # fmt: skip
+    assert "| MPICH | shm | ibcast | 4 KiB | native |" in bench.coll_table(coll)
+    cost = [{"mpi": "MPICH", "config": "native", "bytes": 8, "send_ns": 50.0, "recv_ns": 60.0}]
+    assert "| MPICH | 8 B | native |" in bench.monitor_table(cost, [])
