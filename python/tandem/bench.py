@@ -12,6 +12,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -419,7 +420,10 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                             f"{outcome.where_killed}"
                         )
                     records += labelled(found, build, transport, config, round_index)
-                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+                print(
+                    f"  {build.family} {transport}: round {round_index + 1}/{rounds} done",
+                    file=sys.stderr,
+                )
     groups: dict[tuple, list[dict]] = {}
     for r in records:
         key = (r["mpi"], r["transport"], r["config"], r["test"], r["bytes"])
@@ -504,9 +508,12 @@ def rounds_of(builds, transports, points, configs_of, run_point, rounds):
                         found, problem = run_point(build, transport, config, point)
                         if problem:
                             problems.append(problem)
-                            print(f"  note: {problem}")
+                            print(f"  note: {problem}", file=sys.stderr)
                         records += labelled(found, build, transport, config, round_index)
-                print(f"  {build.family} {transport}: round {round_index + 1}/{rounds} done")
+                print(
+                    f"  {build.family} {transport}: round {round_index + 1}/{rounds} done",
+                    file=sys.stderr,
+                )
     return records, problems
 
 

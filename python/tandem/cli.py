@@ -15,6 +15,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
@@ -23,7 +24,6 @@ from .builds import (
     default_build_root,
     find_program,
     load_builds,
-    repository_root,
     select_build,
 )
 from .launch import (
@@ -284,6 +284,7 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(f"--ranks {args.ranks}: expected rank counts such as 1,2,4") from None
     if "shaped" in transports and args.which not in ("io", "monitor"):  # those run on shm only
         bench.shaped_network(args.rate)
+    out = Path(args.out or time.strftime(f"tandem-bench-{args.which}-%Y%m%d-%H%M%S")).absolute()
     if args.which == "halo":
         path = bench.halo(
             builds,
@@ -294,29 +295,20 @@ def command_bench(args: argparse.Namespace) -> int:
             args.steps,
             args.rounds,
             args.trials,
-            Path(args.out),
+            out,
             args.timeout,
             args.rate,
         )
-        print(f"results: {path} and halo.png beside it")
-        return 0
-    if args.which == "io":
+        pictures = ["halo.png"]
+    elif args.which == "io":
         directory = Path(args.io_dir)
         if not directory.is_dir():
             raise TandemError(f"--io-dir {directory}: not a directory")
         path = bench.io(
-            builds,
-            ranks,
-            args.io_bytes,
-            args.rounds,
-            args.trials,
-            Path(args.out),
-            args.timeout,
-            directory,
+            builds, ranks, args.io_bytes, args.rounds, args.trials, out, args.timeout, directory
         )
-        print(f"results: {path} and io.png beside it")
-        return 0
-    if args.which == "post":
+        pictures = ["io.png"]
+    elif args.which == "post":
         path = bench.post(
             builds,
             transports,
@@ -325,25 +317,16 @@ def command_bench(args: argparse.Namespace) -> int:
             [int(n) for n in args.idle_us.split(",")],
             args.rounds,
             args.trials,
-            Path(args.out),
+            out,
             args.timeout,
         )
-        print(f"results: {path} and post.png beside it")
-        return 0
-    if args.which == "nbc":
+        pictures = ["post.png"]
+    elif args.which == "nbc":
         path = bench.nbc(
-            builds,
-            transports,
-            ranks,
-            sizes,
-            args.rounds,
-            args.trials,
-            Path(args.out),
-            args.timeout,
+            builds, transports, ranks, sizes, args.rounds, args.trials, out, args.timeout
         )
-        print(f"results: {path} and nbc_*.png beside it")
-        return 0
-    if args.which == "ioapp":
+        pictures = ["nbc_*.png"]
+    elif args.which == "ioapp":
         directory = Path(args.io_dir)
         if not directory.is_dir():
             raise TandemError(f"--io-dir {directory}: not a directory")
@@ -355,26 +338,17 @@ def command_bench(args: argparse.Namespace) -> int:
             args.input_mib,
             args.rounds,
             args.trials,
-            Path(args.out),
+            out,
             args.timeout,
             directory,
         )
-        print(f"results: {path} and ioapp_*.png beside it")
-        return 0
-    if args.which == "coll":
+        pictures = ["ioapp_*.png"]
+    elif args.which == "coll":
         path = bench.coll(
-            builds,
-            transports,
-            sizes,
-            args.rounds,
-            args.trials,
-            Path(args.out),
-            args.rate,
-            args.timeout,
+            builds, transports, sizes, args.rounds, args.trials, out, args.rate, args.timeout
         )
-        print(f"results: {path} and coll_*.png beside it")
-        return 0
-    if args.which == "monitor":
+        pictures = ["coll_*.png"]
+    elif args.which == "monitor":
         path = bench.monitor(
             builds,
             sizes,
@@ -384,37 +358,38 @@ def command_bench(args: argparse.Namespace) -> int:
             args.steps,
             args.rounds,
             args.trials,
-            Path(args.out),
+            out,
             args.timeout,
         )
-        print(f"results: {path} and monitor.png beside it")
-        return 0
-    if args.which == "latency":
-        path = bench.latency(
-            builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.timeout
-        )
-        print(f"results: {path}")
-        return 0
-    if args.which == "eager":
+        pictures = ["monitor.png"]
+    elif args.which == "latency":
+        path = bench.latency(builds, transports, sizes, args.rounds, args.trials, out, args.timeout)
+        pictures = []
+    elif args.which == "eager":
         path = bench.overlap(
             builds,
             transports,
             sizes,
             args.rounds,
             args.trials,
-            Path(args.out),
+            out,
             args.rate,
             args.timeout,
             name="eager",
             configs_of=bench.eager_configs,
             table_from_bytes=0,
         )
-        print(f"results: {path} and the PNG plots beside it")
-        return 0
-    path = bench.overlap(
-        builds, transports, sizes, args.rounds, args.trials, Path(args.out), args.rate, args.timeout
-    )
-    print(f"results: {path} and the PNG plots beside it")
+        pictures = ["eager-*.png"]
+    else:
+        path = bench.overlap(
+            builds, transports, sizes, args.rounds, args.trials, out, args.rate, args.timeout
+        )
+        pictures = ["overlap-*.png"]
+    table = path.with_suffix(".md")
+    if table.exists():
+        print(table.read_text())
+    written = [str(path), table.name, *pictures]
+    print(f"results: {', '.join(written[:-1])} and {written[-1]}")
     return 0
 
 
@@ -642,8 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--out",
-        default=str(repository_root() / "bench" / "results"),
-        help="where the JSON and PNG go",
+        metavar="DIR",
+        help="where the JSON, the table (.md) and the PNG go (default: a new directory "
+        "tandem-bench-WHICH-YYYYmmdd-HHMMSS in the current one)",
     )
     bench.set_defaults(func=command_bench)
 

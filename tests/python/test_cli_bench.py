@@ -4,7 +4,12 @@ new directory of the current one unless --out names another."""
 
 from __future__ import annotations
 
-import conftest  # noqa: F401  (puts python/ on sys.path)
+import os
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
 from tandem import bench
 
 
@@ -57,3 +62,34 @@ def test_every_table_labels_its_sizes_with_units():
     assert "| MPICH | shm | ibcast | 4 KiB | native |" in bench.coll_table(coll)
     cost = [{"mpi": "MPICH", "config": "native", "bytes": 8, "send_ns": 50.0, "recv_ns": 60.0}]
     assert "| MPICH | 8 B | native |" in bench.monitor_table(cost, [])
+
+
+def bench_in(cwd, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return subprocess.run(
+        [sys.executable, "-m", "tandem.cli", "bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+        check=False,
+    )
+
+
+QUICK_LATENCY = ["latency", "--mpi", "mpich", "--transports", "shm", "--sizes", "8"]
+QUICK_LATENCY += ["--rounds", "1", "--trials", "1"]
+
+
+def test_bench_prints_its_table_and_writes_a_new_directory_of_the_current_one(tmp_path):
+    """It printed only the path of its JSON, written into the source tree
+    (bench/results) whatever the directory it ran from."""
+    result = bench_in(tmp_path, *QUICK_LATENCY)
+    assert result.returncode == 0, result.stderr
+    made = list(tmp_path.iterdir())
+    assert len(made) == 1 and re.fullmatch(r"tandem-bench-latency-\d{8}-\d{6}", made[0].name)
+    table = (made[0] / "latency.md").read_text()
+    assert "| MPICH | shm | latency 8 B (us) |" in table
+    assert result.stdout.startswith(table)
+    assert result.stdout.endswith(f"\nresults: {made[0]}/latency.json and latency.md\n")
+    assert not (ROOT / "bench" / "results" / "latency.json").exists()
