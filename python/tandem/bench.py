@@ -143,6 +143,44 @@ def shaped_network(rate: str) -> None:
             raise TandemError(f"{' '.join(command)} failed: {result.stderr.strip()}")
 
 
+def duration(seconds: float) -> str:
+    """A duration as people say it: 45 s, 12 min, 1 h 05 min."""
+    if seconds < 89.5:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes <= 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class Progress:
+    """A line on stderr after each launch of a benchmark: the launches done
+    out of all, and the time left at the pace so far (on a terminal, one
+    line rewritten in place)."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.in_place = sys.stderr.isatty()
+
+    def step(self) -> None:
+        self.done += 1
+        elapsed = time.monotonic() - self.start
+        if self.done == self.total:
+            line = f"tandem bench: {self.total} launches in {duration(elapsed)}"
+        else:
+            left = elapsed / self.done * (self.total - self.done)
+            line = f"tandem bench: {self.done}/{self.total} launches, about {duration(left)} left"
+        self.show(line, last=self.done == self.total)
+
+    def note(self, text: str) -> None:
+        """A line of its own, such as a problem of a launch."""
+        self.show(text, last=True)
+
+    def show(self, line: str, last: bool) -> None:
+        if self.in_place:
+            print(f"\r{line}\033[K", end="\n" if last else "", file=sys.stderr, flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+
 def run_records(build, nprocs, program, transport, config, timeout):
     """One launch of a benchmark program that prints JSON lines: its records,
     and a problem (a failure, or a hang in MPI_Finalize) or None."""
@@ -394,6 +432,7 @@ def latency_configs() -> list[Config]:
 def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float) -> Path:
     """Ping-pong latency/bandwidth and the 8-byte message rate, interleaved."""
     records, problems = [], []
+    progress = Progress(len(builds) * len(transports) * rounds * len(with_also(latency_configs())))
     for build in builds:
         for transport in transports:
             args, env = transport_settings(build, transport)
@@ -420,10 +459,7 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                             f"{outcome.where_killed}"
                         )
                     records += labelled(found, build, transport, config, round_index)
-                print(
-                    f"  {build.family} {transport}: round {round_index + 1}/{rounds} done",
-                    file=sys.stderr,
-                )
+                    progress.step()
     groups: dict[tuple, list[dict]] = {}
     for r in records:
         key = (r["mpi"], r["transport"], r["config"], r["test"], r["bytes"])
@@ -499,6 +535,8 @@ def rounds_of(builds, transports, points, configs_of, run_point, rounds):
     variant, a rank count) under every configuration, interleaved round by
     round; returns the labelled records and the problems."""
     records, problems = [], []
+    configs_per_run = sum(len(with_also(configs_of(b, t))) for b in builds for t in transports)
+    progress = Progress(configs_per_run * rounds * len(points))
     for build in builds:
         for transport in transports:
             configs = with_also(configs_of(build, transport))
@@ -508,12 +546,9 @@ def rounds_of(builds, transports, points, configs_of, run_point, rounds):
                         found, problem = run_point(build, transport, config, point)
                         if problem:
                             problems.append(problem)
-                            print(f"  note: {problem}", file=sys.stderr)
+                            progress.note(f"  note: {problem}")
                         records += labelled(found, build, transport, config, round_index)
-                print(
-                    f"  {build.family} {transport}: round {round_index + 1}/{rounds} done",
-                    file=sys.stderr,
-                )
+                        progress.step()
     return records, problems
 
 

@@ -93,3 +93,26 @@ def test_bench_prints_its_table_and_writes_a_new_directory_of_the_current_one(tm
     assert result.stdout.startswith(table)
     assert result.stdout.endswith(f"\nresults: {made[0]}/latency.json and latency.md\n")
     assert not (ROOT / "bench" / "results" / "latency.json").exists()
+
+
+def test_bench_tells_its_progress_and_the_time_left_after_each_launch(tmp_path):
+    result = bench_in(tmp_path, *QUICK_LATENCY, "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    launches = len(bench.latency_configs())
+    assert len(lines) == launches, result.stderr
+    for done, line in enumerate(lines[:-1], 1):
+        assert re.fullmatch(rf"tandem bench: {done}/{launches} launches, about \d+ s left", line)
+    assert re.fullmatch(rf"tandem bench: {launches} launches in \d+ s", lines[-1])
+
+
+def test_durations_read_as_people_say_them():
+    assert [bench.duration(s) for s in (0.4, 59, 89, 90, 3599, 5400, 7265)] == [
+        "0 s",
+        "59 s",
+        "89 s",
+        "2 min",
+        "60 min",
+        "1 h 30 min",
+        "2 h 01 min",
+    ]
