@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import statistics
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from tandem.bench import NETNS, shaped_network
 from tandem.builds import default_build_root, load_builds
-from tandem.launch import launch_command, launcher_environment, run_launch
+from tandem.launch import Stopped, launch_command, launcher_environment, run_launch
 
 
 def network() -> tuple[list[str], str]:
@@ -38,6 +39,10 @@ TCP = {
 
 
 STRATEGIES = (None, "drive", "proxy")  # None: without Tandem
+RANKS = 2  # the demo's ranks, each computing on a core of its own when it can
+# Points of availability between the runs of one configuration above which the
+# machine disturbed them too much for their median to mean anything.
+SPREAD_LIMIT = 30
 
 
 def one_run(build, strategy: str | None, size: int, prefix: list[str]) -> tuple[dict, bool]:
@@ -61,7 +66,22 @@ def one_run(build, strategy: str | None, size: int, prefix: list[str]) -> tuple[
     return json.loads(lines[-1]), outcome.timed_out
 
 
+def too_busy(load_before: float, load_after: float, cores: int, spread: float) -> list[str]:
+    """Why the machine was too busy for the demo's numbers to mean much, if it
+    was: other work on the cores its ranks need (the 1-minute load average
+    before, and after less the demo's own ranks), or runs of one
+    configuration far apart."""
+    reasons = []
+    others = max(load_before, load_after - RANKS)
+    if others > cores - RANKS + 0.5:
+        reasons.append(f"a load of {others:.2f} besides the demo on {cores} cores")
+    if spread > SPREAD_LIMIT:
+        reasons.append(f"runs of one configuration {spread:.0f} points apart")
+    return reasons
+
+
 def main() -> int:
+    load_before = os.getloadavg()[0]
     size = int(os.environ.get("DEMO_BYTES", str(4 << 20)))
     rounds = int(os.environ.get("DEMO_ROUNDS", "3"))
     builds = [b for b in load_builds(default_build_root()) if not b.sanitize]
@@ -74,6 +94,7 @@ def main() -> int:
     print(f"{where}; availability = share of the transfer hidden")
     print("behind the work, medians of interleaved runs, without Tandem and with")
     print("TANDEM_PROGRESS=drive or proxy.")
+    widest = 0.0  # the largest spread of one configuration's runs, in points
     for build in builds:
         results = {strategy: [] for strategy in STRATEGIES}
         hung = 0
@@ -87,10 +108,34 @@ def main() -> int:
             f"  {build.family:9s} without Tandem {native:6.1%}   drive {drive:6.1%}"
             f"   proxy {proxy:6.1%}   best gain {100 * (max(drive, proxy) - native):+5.1f} points"
         )
+        spreads = [100 * (max(results[s]) - min(results[s])) for s in STRATEGIES]
+        widest = max(widest, *spreads)
+        print(
+            "            spread of its runs: without {:.1f}, drive {:.1f}, proxy {:.1f} points".format(
+                *spreads
+            )
+        )
         if hung:
             print(f"  ({hung} of its runs hung in MPI_Finalize after printing, and were killed)")
+    load_after = os.getloadavg()[0]
+    print(
+        f"Load average {load_before:.2f} before, {load_after:.2f} after "
+        f"(with the demo's {RANKS} ranks), on {cores} cores."
+    )
+    reasons = too_busy(load_before, load_after, cores, widest)
+    if reasons:
+        print(
+            f"The machine was too busy for these numbers to mean much ({'; '.join(reasons)}); "
+            "run it again when the machine is idle."
+        )
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Stopped as stop:  # a signal, passed on to the run under way
+        print(f"demo: {stop}", file=sys.stderr)
+        sys.exit(128 + stop.signum)
+    except KeyboardInterrupt:  # Ctrl-C between two runs
+        sys.exit(128 + signal.SIGINT)
