@@ -137,10 +137,10 @@ def call_stacks(pgid: int, frames: int = 20) -> str:
     return "\n".join(reports)
 
 
-# The signals that end a job. tandem passes them on to the launcher instead of
-# ending at once: the ranks run in process groups of their own (both MPIs),
-# and only their launcher ends them; a launcher whose tandem is gone, or that
-# is killed outright, leaves them running.
+# The signals that end a job. tandem passes them on to the launcher and waits
+# for it, instead of ending at once and leaving the launcher and its ranks
+# running: the ranks run in process groups of their own (both MPIs), and only
+# their launcher ends them.
 ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
