@@ -149,29 +149,66 @@ def test_a_signal_to_tandem_run_ends_the_launcher_and_every_rank(build, tmp_path
     assert "Traceback" not in errors.read_text()
 
 
-def start_in_terminal(args: list[str], cwd: Path, **popen) -> tuple[subprocess.Popen, int]:
-    """Start tandem as the foreground job of a new terminal; returns it and
-    the terminal's other end, where the test types."""
-    controller, terminal = os.openpty()
+class Terminal:
+    """A new terminal whose session a shell leads, as in a terminal window:
+    the shell runs tandem in the foreground, writes its exit status into a
+    file and stays (a session whose leader exits hangs up, and the hang-up
+    would end the launcher whatever tandem did). The test types at
+    'controller'."""
 
-    def take_the_terminal():  # a session of its own, the terminal's foreground
-        os.setsid()
-        fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # stdin: the terminal
+    def __init__(self, args: list[str], directory: Path, **popen):
+        self.controller, terminal = os.openpty()
+        self.status_file = directory / "status"
+        script = f'trap : INT; "$@"; echo $? > {self.status_file}; exec sleep 600'
+        tandem = [sys.executable, "-m", "tandem.cli", *args]
 
-    tandem = start_tandem(args, cwd, stdin=terminal, preexec_fn=take_the_terminal, **popen)
-    os.close(terminal)
-    return tandem, controller
+        def take_the_terminal():  # a session of its own, the terminal's foreground
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # stdin: the terminal
+
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        self.shell = subprocess.Popen(
+            ["sh", "-c", script, "sh", *tandem],
+            cwd=directory,
+            env=env,
+            stdin=terminal,
+            preexec_fn=take_the_terminal,
+            **popen,
+        )
+        os.close(terminal)
+        wait_until(lambda: self.children(), 30, "tandem started by the shell")
+        self.tandem = self.children()[0]
+
+    def children(self) -> list[int]:
+        return [pid for pid, parent in living().items() if parent == self.shell.pid]
+
+    def status(self, seconds: float) -> int:
+        """tandem's exit status, once it has ended."""
+        wait_until(
+            lambda: self.status_file.read_text() if self.status_file.exists() else "",
+            seconds,
+            "tandem ending",
+        )
+        return int(self.status_file.read_text())
+
+    def close(self, started: set[int]) -> None:
+        """Kill what is left of the test: the shell, and after a failure tandem and its job."""
+        for pid in (started | {self.tandem}) & set(living()):
+            os.kill(pid, signal.SIGKILL)
+        self.shell.kill()
+        self.shell.wait()
+        os.close(self.controller)
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "kill"])
 def test_a_signal_in_a_terminal_ends_every_rank_without_a_traceback(build, tmp_path, how):
     """tandem in the foreground of a terminal keeps the launcher in its
     process group: Ctrl-C at the terminal reaches both, and a SIGTERM to
-    tandem alone (kill PID) is passed on."""
+    tandem alone (kill PID from elsewhere) is passed on."""
     program = sleeper(build, tmp_path)
     errors = tmp_path / "stderr"
     with errors.open("w") as stderr:
-        tandem, controller = start_in_terminal(
+        terminal = Terminal(
             ["run", "-n", "2", "--", str(program), str(tmp_path / "started")],
             tmp_path,
             stdout=subprocess.DEVNULL,
@@ -180,16 +217,15 @@ def test_a_signal_in_a_terminal_ends_every_rank_without_a_traceback(build, tmp_p
     job = set()
     try:
         wait_until(lambda: ranks_started(tmp_path, 2), 60, "both ranks in MPI_Init")
-        job = descendants(tandem.pid)
+        job = descendants(terminal.tandem)
         if how == "ctrl-c":
-            os.write(controller, b"\x03")
+            os.write(terminal.controller, b"\x03")
         else:
-            tandem.send_signal(signal.SIGTERM)
-        status = tandem.wait(timeout=10)
+            os.kill(terminal.tandem, signal.SIGTERM)
+        status = terminal.status(10)
         wait_until(lambda: not job & set(living()), 5, "the launcher and the ranks ending")
     finally:
-        end_everything(tandem, job)
-        os.close(controller)
+        terminal.close(job)
     assert not running(program)
     assert status != 0
     assert "Traceback" not in errors.read_text()
@@ -202,7 +238,7 @@ def test_rank_0_reads_the_terminal_as_under_mpirun(build, tmp_path):
     program = sleeper(build, tmp_path)
     output = tmp_path / "stdout"
     with output.open("w") as stdout:
-        tandem, controller = start_in_terminal(
+        terminal = Terminal(
             ["run", "-n", "2", "--", str(program), str(tmp_path / "started"), "read"],
             tmp_path,
             stdout=stdout,
@@ -211,12 +247,11 @@ def test_rank_0_reads_the_terminal_as_under_mpirun(build, tmp_path):
     job = set()
     try:
         wait_until(lambda: ranks_started(tmp_path, 2), 60, "both ranks in MPI_Init")
-        job = descendants(tandem.pid)
-        os.write(controller, b"typed at the terminal\n")
-        status = tandem.wait(timeout=20)
+        job = descendants(terminal.tandem)
+        os.write(terminal.controller, b"typed at the terminal\n")
+        status = terminal.status(20)
     finally:
-        end_everything(tandem, job)
-        os.close(controller)
+        terminal.close(job)
     assert status == 0
     assert output.read_text() == "read: typed at the terminal\n"
 
