@@ -46,6 +46,10 @@ static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_comm *comms;
 static int keyval = MPI_KEYVAL_INVALID;
 static int stopped;
+/* The world's duplicate, alive from MPI_Init to MPI_Finalize: where the
+   schedules' own communicators may be freed meanwhile, the library's
+   progress engine is run by a probe on it (drive_library). */
+static MPI_Comm drive_comm = MPI_COMM_NULL;
 static atomic_size_t slots_held; /* bytes, at most TANDEM_COLL_SHM_LIMIT */
 
 /* The user communicator is freed: so are its private copy and its slots.
@@ -297,6 +301,7 @@ struct tdm_schedule {
     int nops, capacity;
     int *round_end; /* round r holds ops [round_end[r-1], round_end[r]) */
     int nrounds, round_capacity;
+    int shared;  /* it waits for flags in shared memory */
     int round;   /* the round in progress */
     int next_op; /* its next operation to do (a WAIT resumes there) */
     unsigned long long sequence;
@@ -374,6 +379,7 @@ int tdm_schedule_add(tdm_schedule *s, tdm_op op)
         return -1;
     }
     s->ops[s->nops++] = op;
+    s->shared |= op.kind == TDM_OP_WAIT;
     s->round_end[s->nrounds - 1] = s->nops;
     return 0;
 }
@@ -537,22 +543,37 @@ static void finish(tdm_schedule *s, int error)
     tdm_proxy_finish(&s->base, &status, error);
 }
 
+/* Run the MPI library's progress engine once: a probe of a tag no message
+   carries, on a communicator that stays until MPI_Finalize. Any thread. */
+static void drive_library(void)
+{
+    int flag = 0;
+    if (drive_comm != MPI_COMM_NULL)
+        PMPI_Iprobe(MPI_ANY_SOURCE, TDM_COLL_DRIVE_TAG, drive_comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* What advance() did: the schedule ended (it may be freed already), the
+   MPI library was called to test its requests. */
+enum { ADVANCE_ENDED = 1, ADVANCE_TESTED = 2 };
+
 /* Go on with the round in progress, test its requests, and start the
-   following rounds as long as they complete at once. Returns 1 when the
-   schedule ended. */
+   following rounds as long as they complete at once. */
 static int advance(tdm_schedule *s)
 {
+    int did = 0;
     for (;;) {
         int done = 1, rc = run_round(s);
         if (rc == BLOCKED)
-            return 0;
-        if (rc == MPI_SUCCESS && s->nrequests)
+            return did;
+        if (rc == MPI_SUCCESS && s->nrequests) {
             rc = PMPI_Testall(s->nrequests, s->requests, &done, s->statuses);
+            did |= ADVANCE_TESTED;
+        }
         if (rc == MPI_SUCCESS && !done)
-            return 0;
+            return did;
         if (rc != MPI_SUCCESS || ++s->round >= s->nrounds) {
             finish(s, rc);
-            return 1;
+            return did | ADVANCE_ENDED;
         }
         s->nrequests = 0;
     }
@@ -614,6 +635,8 @@ int tdm_schedule_run(tdm_schedule *s)
         rc = run_round(s);
         if (rc == BLOCKED) { /* another rank's turn: its thread or call moves it */
             rc = MPI_SUCCESS;
+            drive_library();
+            tdm_progress_touch(); /* the nonblocking collectives in flight */
             sched_yield();
             continue;
         }
@@ -622,6 +645,12 @@ int tdm_schedule_run(tdm_schedule *s)
         s->round++;
         s->nrequests = 0;
     }
+    /* What the other ranks sent through the MPI library before they raised
+       their flags is received now, as the library's own collective would
+       have received it before its own messages (the end of a one-sided
+       epoch that MPI_Win_test then sees, say). */
+    if (s->shared)
+        drive_library();
     atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
     tdm_schedule_discard(s);
     return rc;
@@ -716,16 +745,20 @@ int tdm_coll_poll(void)
         s->next = NULL;
         *at = s;
     }
-    int n = 0;
+    int n = 0, tested = 0;
     for (tdm_schedule **at = &active; *at;) {
         tdm_schedule *s = *at, *next = s->next; /* once finished, s may be freed at once */
+        int did = advance(s);
         n++;
-        if (advance(s))
+        tested |= did & ADVANCE_TESTED;
+        if (did & ADVANCE_ENDED)
             *at = next;
         else
             at = &s->next;
     }
     pthread_mutex_unlock(&poll_lock);
+    if (n && !tested) /* every one waits for flags in shared memory */
+        drive_library();
     return n;
 }
 
@@ -764,6 +797,15 @@ void tdm_coll_init(void)
     }
     if (!nonblocking && TDM_CONFIG_NUMBER(COLL_BLOCKING) == 0)
         return;
+    int *tag_ub = NULL, flag = 0;
+    if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) != MPI_SUCCESS || !flag ||
+        *tag_ub < TDM_COLL_DRIVE_TAG) {
+        if (tdm_world_rank == 0)
+            tdm_log_warn("the MPI library's largest tag (MPI_TAG_UB %d) is below the %d that "
+                         "Tandem's collectives need; they stay with the MPI library",
+                         flag && tag_ub ? *tag_ub : -1, TDM_COLL_DRIVE_TAG);
+        return;
+    }
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &keyval, NULL) != MPI_SUCCESS)
         return;
     const char *tuning = tdm_config[TDM_CFG_COLL_TUNING].text;
@@ -775,6 +817,8 @@ void tdm_coll_init(void)
         tdm_coll_on = 1;
     }
     tdm_coll_comm_created(MPI_COMM_WORLD);
+    coll_comm *world = state_of(MPI_COMM_WORLD, 1);
+    drive_comm = world ? world->dup : MPI_COMM_NULL;
 }
 
 void tdm_coll_stop(void)
@@ -783,6 +827,7 @@ void tdm_coll_stop(void)
     tdm_coll_blocking_on = 0;
     tdm_coll_tuning_clear();
     stopped = 1;
+    drive_comm = MPI_COMM_NULL;
     pthread_mutex_lock(&comms_lock);
     pending_dup *p = pending_dups;
     pending_dups = NULL;

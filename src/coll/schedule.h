@@ -16,6 +16,12 @@
  * collective's messages use tag = sequence mod TDM_COLL_TAGS on the
  * duplicate, so any number of collectives (fewer than TDM_COLL_TAGS per
  * communicator) can be in flight and complete in any order.
+ *
+ * While a schedule waits for other ranks (a round's messages, or their
+ * flags in shared memory) the thread that moves it also runs the MPI
+ * library's progress engine, as the library's own blocking collectives and
+ * waits do: one-sided operations that target this rank, the acknowledgement
+ * of a synchronous send and the rest of the library's work go on meanwhile.
  */
 #ifndef TDM_COLL_SCHEDULE_H
 #define TDM_COLL_SCHEDULE_H
@@ -24,7 +30,10 @@
 
 #include "core/proxy.h"
 
-enum { TDM_COLL_TAGS = 1 << 20 };
+/* Tags on the duplicate: [0, TAGS) for the collectives, and DRIVE_TAG,
+   which no message carries: a probe for it runs the MPI library's progress
+   engine. */
+enum { TDM_COLL_TAGS = 1 << 20, TDM_COLL_DRIVE_TAG = TDM_COLL_TAGS };
 
 typedef enum {
     TDM_OP_SEND,
@@ -117,8 +126,10 @@ int tdm_schedule_run(tdm_schedule *s);
 int tdm_schedule_start(tdm_schedule *s, MPI_Request *request);
 
 /* Advance every schedule in flight: the progress thread, and a thread that
-   waits for or tests a schedule's request. Returns how many there are (0:
-   none; 1 when another thread is advancing them). */
+   waits for or tests a schedule's request. Where none of them called the MPI
+   library (each waits for flags in shared memory), it runs the library's
+   progress engine once. Returns how many there are (0: none; 1 when another
+   thread is advancing them). */
 int tdm_coll_poll(void);
 
 /* Nonzero when TANDEM_COLL=tandem (tdm_coll_on) and TANDEM_COLL_BLOCKING=tandem
