@@ -76,12 +76,13 @@ static int mod(int a, int n)
     return ((a % n) + n) % n;
 }
 
-/* A schedule on 'comm', with this rank and the size. */
-static tdm_schedule *begin(MPI_Comm comm, int *rank, int *size)
+/* This rank and the size of the schedule's communicator (0 and 0 for no
+   schedule: the caller returns NULL then). */
+static void begin(const tdm_schedule *s, int *rank, int *size)
 {
-    PMPI_Comm_rank(comm, rank);
-    PMPI_Comm_size(comm, size);
-    return tdm_schedule_new(comm);
+    *rank = *size = 0;
+    if (s)
+        tdm_schedule_ranks(s, rank, size);
 }
 
 /* The schedule, or NULL when it could not be built (no memory). */
@@ -253,10 +254,10 @@ static int flat_type(MPI_Datatype type)
 /* ---------------------------------------------------------------- barrier */
 
 /* Dissemination: in round k, send to rank + 2^k and receive from rank - 2^k. */
-tdm_schedule *tdm_coll_barrier(MPI_Comm comm)
+tdm_schedule *tdm_coll_barrier(tdm_schedule *s)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_slot slot;
     if (s && slot_for(s, 0, &slot)) { /* every rank raises its flag, waits for all */
         slot_open(s, &slot, size);
@@ -378,11 +379,11 @@ static void bcast_binomial(tdm_schedule *s, void *buffer, MPI_Count count, MPI_D
             add(s, TDM_OP_SEND, buffer, count, type, mod(v + mask + root, size));
 }
 
-tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
-                             tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_bcast(tdm_schedule *s, void *buffer, MPI_Count count, MPI_Datatype type,
+                             int root, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_slot slot;
     if (!s)
         return NULL;
@@ -565,12 +566,12 @@ static tdm_span *vector(tdm_schedule *s, const int counts[], const int displs[],
     return b;
 }
 
-tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                               tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_scatter(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, int root, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? uniform(s, sendcount, sendtype, size) : NULL;
     tdm_slot slot;
     MPI_Aint bytes =
@@ -599,24 +600,24 @@ tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     return built(s);
 }
 
-tdm_schedule *tdm_coll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype recvtype, int root, MPI_Comm comm)
+tdm_schedule *tdm_coll_scatterv(tdm_schedule *s, const void *sendbuf, const int sendcounts[],
+                                const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? vector(s, rank == root ? sendcounts : NULL, displs, sendtype, size) : NULL;
     if (b)
         scatter_flat(s, sendbuf, b, sendtype, recvbuf, recvcount, recvtype, root, rank, size);
     return built(s);
 }
 
-tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                              tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_gather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                              MPI_Datatype recvtype, int root, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
     tdm_slot slot;
     MPI_Aint bytes =
@@ -646,12 +647,12 @@ tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Data
     return built(s);
 }
 
-tdm_schedule *tdm_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, int root, MPI_Comm comm)
+tdm_schedule *tdm_coll_gatherv(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int displs[], MPI_Datatype recvtype, int root)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? vector(s, rank == root ? recvcounts : NULL, displs, recvtype, size) : NULL;
     if (b)
         gather_flat(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, root, rank, size);
@@ -660,12 +661,12 @@ tdm_schedule *tdm_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 
 /* -------------------------------------------------------------- allgather */
 
-tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? uniform(s, recvcount, recvtype, size) : NULL;
     if (b)
         allgather(s, sendbuf, sendcount, sendtype, recvbuf, b, recvtype, alg,
@@ -673,12 +674,12 @@ tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_D
     return built(s);
 }
 
-tdm_schedule *tdm_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_allgatherv(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int displs[], MPI_Datatype recvtype, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? vector(s, recvcounts, displs, recvtype, size) : NULL;
     long long total = 0; /* as the choice was made (hooks.c) */
     for (int i = 0; b && i < size; i++)
@@ -716,12 +717,12 @@ static tdm_part *parts(tdm_schedule *s, int n)
     return tdm_schedule_scratch(s, sizeof(tdm_part) * (size_t)n);
 }
 
-tdm_schedule *tdm_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_alltoall(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_part *out = s ? parts(s, size) : NULL, *in = s ? parts(s, size) : NULL;
     if (!out || !in)
         return built(s);
@@ -738,14 +739,13 @@ tdm_schedule *tdm_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Da
     return built(s);
 }
 
-tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                 const MPI_Datatype sendtypes[], void *recvbuf,
+tdm_schedule *tdm_coll_alltoallw(tdm_schedule *s, const void *sendbuf, const int sendcounts[],
+                                 const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
                                  const int recvcounts[], const int rdispls[],
-                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
-                                 MPI_Comm comm)
+                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_part *out = s ? parts(s, size) : NULL, *in = s ? parts(s, size) : NULL;
     if (!out || !in)
         return built(s);
@@ -829,12 +829,11 @@ static void reduce_in_order(tdm_schedule *s, const void *input, void *recvbuf, M
 
 /* Binomial tree towards the root: each rank combines what its children send,
    then sends the result to its parent. */
-tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype type, MPI_Op op, int commutative, int root,
-                              MPI_Comm comm)
+tdm_schedule *tdm_coll_reduce(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, int commutative, int root)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     if (!s)
         return NULL;
     if (reduce_shm(s, sendbuf, recvbuf, count, type, op, root, rank, size))
@@ -973,12 +972,12 @@ static void reduce_scatter_ring(tdm_schedule *s, void *work, const tdm_span *b, 
     }
 }
 
-tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype type, MPI_Op op, int commutative, tdm_coll_alg alg,
-                                 tdm_coll_alg allgather_alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_allreduce(tdm_schedule *s, const void *sendbuf, void *recvbuf,
+                                 MPI_Count count, MPI_Datatype type, MPI_Op op, int commutative,
+                                 tdm_coll_alg alg, tdm_coll_alg allgather_alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     if (!s)
         return NULL;
     long long bytes = tdm_coll_bytes(count, type);
@@ -1011,12 +1010,13 @@ tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count c
     return built(s);
 }
 
-tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                      MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
-                                      int commutative, tdm_coll_alg alg, MPI_Comm comm)
+tdm_schedule *tdm_coll_reduce_scatter(tdm_schedule *s, const void *sendbuf, void *recvbuf,
+                                      const int recvcounts[], MPI_Count recvcount,
+                                      MPI_Datatype type, MPI_Op op, int commutative,
+                                      tdm_coll_alg alg)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     tdm_span *b = s ? spans(s, size) : NULL;
     if (!b)
         return built(s);
@@ -1052,11 +1052,11 @@ tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const 
 
 /* A chain: rank i combines what rank i-1 passes with its own data, in rank
    order (recvbuf = received op own), so any operation works. */
-tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                            MPI_Op op, int exclusive, MPI_Comm comm)
+tdm_schedule *tdm_coll_scan(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype type, MPI_Op op, int exclusive)
 {
     int size, rank;
-    tdm_schedule *s = begin(comm, &rank, &size);
+    begin(s, &rank, &size);
     if (!s)
         return NULL;
     void *out = recvbuf; /* what goes on to rank + 1 */

@@ -1,8 +1,10 @@
 /*
- * Tandem's collective algorithms (algorithms.c): each call builds the
- * schedule of one collective for this rank and returns it, not started, or
- * NULL without memory. The arguments are those of the MPI call, already
- * checked (hooks.c); 'alg' is the algorithm chosen (select.h).
+ * Tandem's collective algorithms (algorithms.c): each call fills 's', a new
+ * schedule of the collective's communicator (tdm_schedule_new), with the
+ * rounds of this rank and returns it, not started, or NULL without memory
+ * ('s' NULL included; the schedule is then discarded). The other arguments
+ * are those of the MPI call, already checked (hooks.c); 'alg' is the
+ * algorithm chosen (select.h).
  */
 #ifndef TDM_COLL_ALGORITHMS_H
 #define TDM_COLL_ALGORITHMS_H
@@ -25,53 +27,52 @@ typedef struct {
     MPI_Datatype type;
 } tdm_part;
 
-tdm_schedule *tdm_coll_barrier(MPI_Comm comm);
-tdm_schedule *tdm_coll_bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root,
-                             tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                               tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+tdm_schedule *tdm_coll_barrier(tdm_schedule *s);
+tdm_schedule *tdm_coll_bcast(tdm_schedule *s, void *buffer, MPI_Count count, MPI_Datatype type,
+                             int root, tdm_coll_alg alg);
+tdm_schedule *tdm_coll_scatter(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, int root, tdm_coll_alg alg);
+tdm_schedule *tdm_coll_scatterv(tdm_schedule *s, const void *sendbuf, const int sendcounts[],
+                                const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root);
+tdm_schedule *tdm_coll_gather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                              MPI_Datatype recvtype, int root, tdm_coll_alg alg);
+tdm_schedule *tdm_coll_gatherv(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int displs[], MPI_Datatype recvtype, int root);
+tdm_schedule *tdm_coll_allgather(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, tdm_coll_alg alg);
+tdm_schedule *tdm_coll_allgatherv(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                  const int displs[], MPI_Datatype recvtype, tdm_coll_alg alg);
+tdm_schedule *tdm_coll_alltoall(tdm_schedule *s, const void *sendbuf, MPI_Count sendcount,
                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                MPI_Datatype recvtype, int root, MPI_Comm comm);
-tdm_schedule *tdm_coll_gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                              tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, int root, MPI_Comm comm);
-tdm_schedule *tdm_coll_allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                tdm_coll_alg alg, MPI_Comm comm);
+                                MPI_Datatype recvtype, tdm_coll_alg alg);
 /* The v form (one type each side, displacements in elements) and, with
    'w_form', the w form (a type per rank, displacements in bytes). */
-tdm_schedule *tdm_coll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                 const MPI_Datatype sendtypes[], void *recvbuf,
+tdm_schedule *tdm_coll_alltoallw(tdm_schedule *s, const void *sendbuf, const int sendcounts[],
+                                 const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
                                  const int recvcounts[], const int rdispls[],
-                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg,
-                                 MPI_Comm comm);
+                                 const MPI_Datatype recvtypes[], int w_form, tdm_coll_alg alg);
 /* A non-commutative operation ('commutative' 0) is applied in rank order:
    on the shared-memory path, or by a rank-order tree (reduce), recursive
    doubling (allreduce, whatever 'alg' says) or that tree and a scatter
    (reduce_scatter). */
-tdm_schedule *tdm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype type, MPI_Op op, int commutative, int root,
-                              MPI_Comm comm);
+tdm_schedule *tdm_coll_reduce(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, int commutative, int root);
 /* 'allgather_alg': the allgather half of reduce_scatter_allgather. */
-tdm_schedule *tdm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype type, MPI_Op op, int commutative, tdm_coll_alg alg,
-                                 tdm_coll_alg allgather_alg, MPI_Comm comm);
+tdm_schedule *tdm_coll_allreduce(tdm_schedule *s, const void *sendbuf, void *recvbuf,
+                                 MPI_Count count, MPI_Datatype type, MPI_Op op, int commutative,
+                                 tdm_coll_alg alg, tdm_coll_alg allgather_alg);
 /* recvcounts, or (NULL) 'recvcount' for every rank: the _block form. */
-tdm_schedule *tdm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                      MPI_Count recvcount, MPI_Datatype type, MPI_Op op,
-                                      int commutative, tdm_coll_alg alg, MPI_Comm comm);
-tdm_schedule *tdm_coll_scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
-                            MPI_Op op, int exclusive, MPI_Comm comm);
+tdm_schedule *tdm_coll_reduce_scatter(tdm_schedule *s, const void *sendbuf, void *recvbuf,
+                                      const int recvcounts[], MPI_Count recvcount,
+                                      MPI_Datatype type, MPI_Op op, int commutative,
+                                      tdm_coll_alg alg);
+tdm_schedule *tdm_coll_scan(tdm_schedule *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype type, MPI_Op op, int exclusive);
 
 #endif

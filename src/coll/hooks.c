@@ -68,6 +68,12 @@ static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], M
     return 1;
 }
 
+/* A new schedule for the call: a blocking one where there is no request. */
+static tdm_schedule *schedule(MPI_Comm comm, const MPI_Request *request)
+{
+    return tdm_schedule_new(comm, request == NULL);
+}
+
 /* Start the schedule (request) or run it here (request NULL: the blocking
    form, whose errors go to the communicator's handler); -1 without one. */
 static int launch(tdm_schedule *s, MPI_Request *request, MPI_Comm comm)
@@ -88,7 +94,7 @@ static int barrier(MPI_Comm comm, MPI_Request *request)
     int size;
     if (!valid(comm, 0, MPI_BYTE, 0, &size))
         return -1;
-    return launch(tdm_coll_barrier(comm), request, comm);
+    return launch(tdm_coll_barrier(schedule(comm, request)), request, comm);
 }
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -98,7 +104,8 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI
     if (!valid(comm, count, type, root, &size))
         return -1;
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, tdm_coll_bytes(count, type), size);
-    return launch(tdm_coll_bcast(buffer, count, type, root, alg, comm), request, comm);
+    return launch(tdm_coll_bcast(schedule(comm, request), buffer, count, type, root, alg), request,
+                  comm);
 }
 
 /* The rooted one-to-all and all-to-one: 'mine' is what this rank gives or
@@ -123,8 +130,8 @@ static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     long long bytes = rank_of(comm) == root ? tdm_coll_bytes(sendcount, sendtype)
                                             : tdm_coll_bytes(recvcount, recvtype);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_SCATTER, bytes, size);
-    return launch(tdm_coll_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                   alg, comm),
+    return launch(tdm_coll_scatter(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcount, recvtype, root, alg),
                   request, comm);
 }
 
@@ -139,8 +146,8 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     long long bytes = rank_of(comm) == root ? tdm_coll_bytes(recvcount, recvtype)
                                             : tdm_coll_bytes(sendcount, sendtype);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_GATHER, bytes, size);
-    return launch(tdm_coll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                                  alg, comm),
+    return launch(tdm_coll_gather(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, recvtype, root, alg),
                   request, comm);
 }
 
@@ -153,8 +160,8 @@ static int scatterv(const void *sendbuf, const int sendcounts[], const int displ
         !valid(comm, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype, 0, &size) ||
         (rank_of(comm) == root && !valid_counts(comm, sendcounts, displs, sendtype)))
         return -1;
-    return launch(tdm_coll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                    recvtype, root, comm),
+    return launch(tdm_coll_scatterv(schedule(comm, request), sendbuf, sendcounts, displs, sendtype,
+                                    recvbuf, recvcount, recvtype, root),
                   request, comm);
 }
 
@@ -167,8 +174,8 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
         (rank_of(comm) == root && !valid_counts(comm, recvcounts, displs, recvtype)))
         return -1;
-    return launch(tdm_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                   recvtype, root, comm),
+    return launch(tdm_coll_gatherv(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
+                                   recvcounts, displs, recvtype, root),
                   request, comm);
 }
 
@@ -182,9 +189,9 @@ static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
         return -1;
     tdm_coll_alg alg =
         tdm_coll_select(TDM_COLL_ALLGATHER, tdm_coll_bytes(recvcount, recvtype), size);
-    return launch(
-        tdm_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
-        request, comm);
+    return launch(tdm_coll_allgather(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, alg),
+                  request, comm);
 }
 
 static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -200,8 +207,8 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
         total += recvcounts[i];
     tdm_coll_alg alg =
         tdm_coll_select(TDM_COLL_ALLGATHER, tdm_coll_bytes(total, recvtype) / size, size);
-    return launch(tdm_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                      recvtype, alg, comm),
+    return launch(tdm_coll_allgatherv(schedule(comm, request), sendbuf, sendcount, sendtype,
+                                      recvbuf, recvcounts, displs, recvtype, alg),
                   request, comm);
 }
 
@@ -214,9 +221,9 @@ static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         return -1;
     tdm_coll_alg alg =
         tdm_coll_select(TDM_COLL_ALLTOALL, tdm_coll_bytes(recvcount, recvtype), size);
-    return launch(
-        tdm_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, alg, comm),
-        request, comm);
+    return launch(tdm_coll_alltoall(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, alg),
+                  request, comm);
 }
 
 /* The v and w forms. Each pair of ranks exchanges exactly one message each
@@ -238,8 +245,9 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
     for (int i = 0; i < size; i++)
         bytes += tdm_coll_bytes(recvcounts[i], recvtypes[w_form ? i : 0]);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes / size, size);
-    return launch(tdm_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                     rdispls, recvtypes, w_form, alg, comm),
+    return launch(tdm_coll_alltoallw(schedule(comm, request), sendbuf, sendcounts, sdispls,
+                                     sendtypes, recvbuf, recvcounts, rdispls, recvtypes, w_form,
+                                     alg),
                   request, comm);
 }
 
@@ -249,7 +257,8 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     int size;
     if (!valid(comm, count, type, root, &size) || op == MPI_OP_NULL)
         return -1;
-    return launch(tdm_coll_reduce(sendbuf, recvbuf, count, type, op, commutative(op), root, comm),
+    return launch(tdm_coll_reduce(schedule(comm, request), sendbuf, recvbuf, count, type, op,
+                                  commutative(op), root),
                   request, comm);
 }
 
@@ -262,8 +271,8 @@ static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     long long bytes = tdm_coll_bytes(count, type);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLREDUCE, bytes, size);
     tdm_coll_alg gather_alg = tdm_coll_select(TDM_COLL_ALLGATHER, bytes / size, size);
-    return launch(tdm_coll_allreduce(sendbuf, recvbuf, count, type, op, commutative(op), alg,
-                                     gather_alg, comm),
+    return launch(tdm_coll_allreduce(schedule(comm, request), sendbuf, recvbuf, count, type, op,
+                                     commutative(op), alg, gather_alg),
                   request, comm);
 }
 
@@ -284,8 +293,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
     if (total > INT_MAX || (total > 0 && type == MPI_DATATYPE_NULL))
         return -1;
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, tdm_coll_bytes(total, type), size);
-    return launch(tdm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, recvcount, type, op,
-                                          commutative(op), alg, comm),
+    return launch(tdm_coll_reduce_scatter(schedule(comm, request), sendbuf, recvbuf, recvcounts,
+                                          recvcount, type, op, commutative(op), alg),
                   request, comm);
 }
 
@@ -295,7 +304,9 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     int size;
     if (op == MPI_OP_NULL || !valid(comm, count, type, 0, &size))
         return -1;
-    return launch(tdm_coll_scan(sendbuf, recvbuf, count, type, op, exclusive, comm), request, comm);
+    return launch(
+        tdm_coll_scan(schedule(comm, request), sendbuf, recvbuf, count, type, op, exclusive),
+        request, comm);
 }
 
 /* ------------------------------------------------------- the entry points */

@@ -28,16 +28,22 @@ static atomic_long posted_unwoken;    /* posted without waking the thread (needs
 
 /* ------------------------------------------------- communicator state */
 
+/* What a communicator keeps apart for its nonblocking (0) and its blocking
+   (1) collectives (schedule.h). */
+typedef struct {
+    atomic_ullong sequence; /* collectives started */
+    atomic_ullong uses;     /* collectives that used the slots */
+    char *slots;            /* the ring's first slot, or NULL: no shared path */
+    int nslots;
+} coll_ring;
+
 typedef struct coll_comm {
     struct coll_comm *next;
-    MPI_Comm dup;           /* private duplicate: Tandem's collectives only */
-    atomic_ullong sequence; /* collectives started on it */
+    MPI_Comm dup; /* private duplicate: Tandem's collectives only */
     atomic_int in_flight;
+    coll_ring ring[2]; /* [blocking] */
     /* the shared-memory slots, when every rank is on this node */
     MPI_Win win;
-    atomic_ullong slot_uses; /* collectives that used the slots */
-    char *slots;
-    int nslots;
     size_t slot_bytes, segment;
     size_t held; /* this rank's share of the window, counted in slots_held */
 } coll_comm;
@@ -85,9 +91,14 @@ static int slots_fit(MPI_Comm node, size_t share, int size)
     return fits;
 }
 
-/* The slots of a communicator whose ranks share one node: N slots of a flag
-   pair per rank and a segment per rank, in one window that rank 0 allocates
-   and zeroes. Collective over the duplicate; without it, no shared path. */
+/* The slots of a communicator whose ranks share one node: a ring of N slots
+   (TANDEM_COLL_SHM_SLOTS) for the nonblocking collectives and one for the
+   blocking ones (N as well when only they run in Tandem; else N / 4, at
+   least 2: one blocking collective is in flight at a time, and a second
+   slot lets a rank start the next one before the others have read the
+   last), each slot a flag pair per rank and a segment per rank, in one
+   window that rank 0 allocates and zeroes. Collective over the duplicate;
+   without it, no shared path. */
 static void attach_slots(coll_comm *c)
 {
     int size, node_size, rank;
@@ -101,26 +112,33 @@ static void attach_slots(coll_comm *c)
     PMPI_Comm_size(node, &node_size);
     c->segment = (size_t)TDM_CONFIG_NUMBER(COLL_SHM_BYTES);
     c->segment = (c->segment + TDM_SLOT_FLAG - 1) / TDM_SLOT_FLAG * TDM_SLOT_FLAG;
-    c->nslots = (int)TDM_CONFIG_NUMBER(COLL_SHM_SLOTS);
+    int n = (int)TDM_CONFIG_NUMBER(COLL_SHM_SLOTS);
+    c->ring[0].nslots = tdm_coll_on ? n : 0;
+    c->ring[1].nslots = !tdm_coll_blocking_on ? 0 : !tdm_coll_on ? n : n / 4 > 2 ? n / 4 : 2;
+    int nslots = c->ring[0].nslots + c->ring[1].nslots;
     c->slot_bytes = (size_t)size * (2 * TDM_SLOT_FLAG + c->segment);
-    MPI_Aint total = rank == 0 ? (MPI_Aint)(c->slot_bytes * (size_t)c->nslots) : 0, got;
+    MPI_Aint total = rank == 0 ? (MPI_Aint)(c->slot_bytes * (size_t)nslots) : 0, got;
     int unit;
     char *mine = NULL;
-    size_t share = c->segment * (size_t)c->nslots;
+    char *slots = NULL;
+    size_t share = c->segment * (size_t)nslots;
     if (node_size == size && /* the same answer on every rank */
         slots_fit(node, share, size) &&
         PMPI_Win_allocate_shared(total, 1, MPI_INFO_NULL, node, &mine, &c->win) == MPI_SUCCESS &&
-        PMPI_Win_shared_query(c->win, 0, &got, &unit, &c->slots) == MPI_SUCCESS) {
+        PMPI_Win_shared_query(c->win, 0, &got, &unit, &slots) == MPI_SUCCESS) {
         if (rank == 0)
-            memset(c->slots, 0, (size_t)total);
+            memset(slots, 0, (size_t)total);
         c->held = share;
         atomic_fetch_add(&slots_held, share);
         PMPI_Barrier(node); /* the zeroes are there before any use */
     } else if (c->win != MPI_WIN_NULL) {
         PMPI_Win_free(&c->win);
     }
-    if (c->win == MPI_WIN_NULL)
-        c->slots = NULL;
+    if (c->win != MPI_WIN_NULL) {
+        c->ring[0].slots = c->ring[0].nslots ? slots : NULL;
+        c->ring[1].slots =
+            c->ring[1].nslots ? slots + (size_t)c->ring[0].nslots * c->slot_bytes : NULL;
+    }
     PMPI_Comm_free(&node);
 }
 
@@ -296,12 +314,13 @@ void tdm_coll_comm_freeing(MPI_Comm comm)
 struct tdm_schedule {
     tdm_proxy base; /* first: the generalized request */
     coll_comm *comm;
+    int blocking; /* run by tdm_schedule_run: the blocking collectives' tags and slots */
+    int shared;   /* it waits for flags in shared memory */
     int tag, rank, size;
     tdm_op *ops;
     int nops, capacity;
     int *round_end; /* round r holds ops [round_end[r-1], round_end[r]) */
     int nrounds, round_capacity;
-    int shared;  /* it waits for flags in shared memory */
     int round;   /* the round in progress */
     int next_op; /* its next operation to do (a WAIT resumes there) */
     unsigned long long sequence;
@@ -326,7 +345,7 @@ static void release(tdm_proxy *proxy)
     free(s->statuses);
 }
 
-tdm_schedule *tdm_schedule_new(MPI_Comm comm)
+tdm_schedule *tdm_schedule_new(MPI_Comm comm, int blocking)
 {
     coll_comm *c = state_of(comm, 0);
     if (!c)
@@ -336,8 +355,10 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm)
         return NULL;
     s->base.release = release;
     s->comm = c;
-    s->sequence = atomic_fetch_add_explicit(&c->sequence, 1, memory_order_relaxed);
-    s->tag = (int)(s->sequence % TDM_COLL_TAGS);
+    s->blocking = blocking != 0;
+    s->sequence =
+        atomic_fetch_add_explicit(&c->ring[s->blocking].sequence, 1, memory_order_relaxed);
+    s->tag = (int)(s->sequence % TDM_COLL_TAGS) + (s->blocking ? TDM_COLL_TAGS : 0);
     PMPI_Comm_rank(c->dup, &s->rank);
     PMPI_Comm_size(c->dup, &s->size);
     if (tdm_schedule_round(s) != 0) {
@@ -345,6 +366,12 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm)
         return NULL;
     }
     return s;
+}
+
+void tdm_schedule_ranks(const tdm_schedule *s, int *rank, int *size)
+{
+    *rank = s->rank;
+    *size = s->size;
 }
 
 static int grow(void **items, int *capacity, int need, size_t size)
@@ -386,16 +413,18 @@ int tdm_schedule_add(tdm_schedule *s, tdm_op op)
 
 size_t tdm_schedule_slot_bytes(const tdm_schedule *s)
 {
-    return s->comm->slots ? s->comm->segment : 0;
+    return s->comm->ring[s->blocking].slots ? s->comm->segment : 0;
 }
 
 void tdm_schedule_slot(tdm_schedule *s, tdm_slot *slot)
 {
     coll_comm *c = s->comm;
-    unsigned long long use = atomic_fetch_add_explicit(&c->slot_uses, 1, memory_order_relaxed) + 1;
-    char *base = c->slots + ((use - 1) % (unsigned)c->nslots) * c->slot_bytes;
+    coll_ring *ring = &c->ring[s->blocking];
+    unsigned n = (unsigned)ring->nslots;
+    unsigned long long use = atomic_fetch_add_explicit(&ring->uses, 1, memory_order_relaxed) + 1;
+    char *base = ring->slots + ((use - 1) % n) * c->slot_bytes;
     slot->use = use;
-    slot->previous = use > (unsigned)c->nslots ? use - (unsigned)c->nslots : 0;
+    slot->previous = use > n ? use - n : 0;
     slot->posted = base;
     slot->acks = base + (size_t)s->size * TDM_SLOT_FLAG;
     slot->data = base + 2 * (size_t)s->size * TDM_SLOT_FLAG;

@@ -17,6 +17,15 @@
  * duplicate, so any number of collectives (fewer than TDM_COLL_TAGS per
  * communicator) can be in flight and complete in any order.
  *
+ * Blocking and nonblocking collectives have sequences, tags and
+ * shared-memory slots of their own: a program whose ranks call them in a
+ * different order on one communicator (one rank MPI_Iallreduce then
+ * MPI_Barrier, the other the reverse) breaks the standard's rule, but both
+ * MPI libraries keep the two apart and run it, and so does Tandem (the
+ * nonblocking one completes while the rank waits in the blocking one).
+ * Two nonblocking (or two blocking) collectives in different orders are not
+ * told apart, as in the MPI libraries.
+ *
  * While a schedule waits for other ranks (a round's messages, or their
  * flags in shared memory) the thread that moves it also runs the MPI
  * library's progress engine, as the library's own blocking collectives and
@@ -30,10 +39,10 @@
 
 #include "core/proxy.h"
 
-/* Tags on the duplicate: [0, TAGS) for the collectives, and DRIVE_TAG,
-   which no message carries: a probe for it runs the MPI library's progress
-   engine. */
-enum { TDM_COLL_TAGS = 1 << 20, TDM_COLL_DRIVE_TAG = TDM_COLL_TAGS };
+/* Tags on the duplicate: [0, TAGS) for the nonblocking collectives,
+   [TAGS, 2 TAGS) for the blocking ones, and DRIVE_TAG, which no message
+   carries: a probe for it runs the MPI library's progress engine. */
+enum { TDM_COLL_TAGS = 1 << 20, TDM_COLL_DRIVE_TAG = 2 * TDM_COLL_TAGS };
 
 typedef enum {
     TDM_OP_SEND,
@@ -71,8 +80,12 @@ typedef struct {
 
 typedef struct tdm_schedule tdm_schedule;
 
-/* A new empty schedule for a collective on 'comm' (NULL without memory). */
-tdm_schedule *tdm_schedule_new(MPI_Comm comm);
+/* A new empty schedule for a collective on 'comm', nonblocking or
+   'blocking' (run by tdm_schedule_run); NULL without memory. */
+tdm_schedule *tdm_schedule_new(MPI_Comm comm, int blocking);
+
+/* This rank and the number of ranks of the schedule's communicator. */
+void tdm_schedule_ranks(const tdm_schedule *s, int *rank, int *size);
 
 /* Append an operation to the last round; tdm_schedule_round() opens a new
    round. Return 0, or -1 without memory (the schedule then fails to start). */
@@ -81,7 +94,8 @@ int tdm_schedule_round(tdm_schedule *s);
 
 /* The shared-memory slots of a communicator whose ranks share one node: N
    slots in a window those ranks share, used in turn by the collectives that
-   take the shared path (use k, counted from 1, takes slot (k - 1) mod N).
+   take the shared path (use k, counted from 1, takes slot (k - 1) mod N);
+   the blocking collectives have a ring of slots of their own.
    Each rank has a 'posted' and an 'ack' flag in a slot and a data segment of
    'bytes'. A use may touch its slot once every rank acknowledged the slot's
    previous use ('previous': use - N, or 0). */

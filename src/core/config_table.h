@@ -142,11 +142,14 @@ TDM_CONFIG(COLL_SHM, "TANDEM_COLL_SHM", BOOL, "1", 0, 1, NULL,
            "(one copy in, one copy out) when it fits a slot; 0 keeps them all on "
            "point-to-point messages.")
 TDM_CONFIG(COLL_SHM_SLOTS, "TANDEM_COLL_SHM_SLOTS", INT, "16", 1, 4096, NULL,
-           "Shared-memory slots per communicator: how many collectives use them at once (more "
-           "wait for a slot that every rank has finished with).")
+           "Shared-memory slots per communicator for the nonblocking collectives: how many use "
+           "them at once (more wait for a slot that every rank has finished with). The "
+           "blocking ones have a quarter as many of their own (at least 2), or this many "
+           "where only they run in Tandem.")
 TDM_CONFIG(COLL_SHM_BYTES, "TANDEM_COLL_SHM_BYTES", SIZE, "64k", 64, 1LL << 30, NULL,
            "Bytes per rank in a shared-memory slot: the largest block (bcast: buffer / ranks) "
-           "that takes the shared-memory path. Memory: slots x ranks x this, per communicator.")
+           "that takes the shared-memory path. Memory: slots (both kinds) x ranks x this, per "
+           "communicator.")
 TDM_CONFIG(COLL_SHM_LIMIT, "TANDEM_COLL_SHM_LIMIT", SIZE, "64m", 0, 1LL << 40, NULL,
            "The most bytes of shared-memory slots one process holds, over all its "
            "communicators: its own segments, slots x TANDEM_COLL_SHM_BYTES per communicator. "

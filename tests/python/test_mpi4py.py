@@ -81,3 +81,31 @@ def test_tandem_run_starts_an_mpi4py_program_when_told_the_mpi(build):
     unnamed = tandem_cli("run", "-n", "2", "--", sys.executable, SCRIPT)
     assert unnamed.returncode != 0
     assert "name the MPI with --mpi openmpi|mpich" in unnamed.stderr
+
+TRANSPARENCY = str(ROOT / "tests" / "python" / "mpi4py_transparency.py")
+
+
+@pytest.mark.parametrize("nprocs", [2, 3])
+def test_mpi4py_one_sided_epochs_and_collective_orders_give_the_native_results(
+    build, nprocs, tmp_path
+):
+    """Passive-target puts while the target waits in Tandem's barrier, a
+    post/start/complete epoch tested after two of them, and blocking and
+    nonblocking collectives in different orders (mpi4py_transparency.py):
+    the native output with every strategy, Tandem's collectives and
+    monitoring on (the settings under which a third-party suite hung)."""
+    python = {"PYTHONPATH": mpi4py_path(build)}
+    native = launch(build, nprocs, [sys.executable, TRANSPARENCY], env=python, with_tandem=False)
+    assert native.returncode == 0, native.stderr
+    assert "after two barriers" in native.stdout and "WRONG" not in native.stdout
+    collectives = {"TANDEM_COLL": "tandem", "TANDEM_COLL_BLOCKING": "tandem"}
+    for settings in (
+        {"TANDEM_PROGRESS": "drive", **collectives, "TANDEM_MONITOR": "1"},
+        {"TANDEM_PROGRESS": "proxy", **collectives},
+        {"TANDEM_COLL_BLOCKING": "tandem"},
+    ):
+        env = {**python, **settings, "TANDEM_MONITOR_OUTPUT": str(tmp_path / "monitor")}
+        result = launch(build, nprocs, [sys.executable, TRANSPARENCY], env=env)
+        where = f"{settings}, {nprocs} ranks"
+        assert result.returncode == 0, f"{where}: {result.stderr[-3000:]}"
+        assert result.stdout == native.stdout, where
