@@ -750,8 +750,9 @@ tdm_schedule *tdm_coll_alltoallw(tdm_schedule *s, const void *sendbuf, const int
     if (!out || !in)
         return built(s);
     for (int i = 0; i < size; i++) {
-        /* the w form: a type per rank, displacements in bytes */
-        MPI_Datatype rt = recvtypes[w_form ? i : 0];
+        /* the w form: a type per rank, displacements in bytes; an empty
+           block's type is not significant (hooks.c) */
+        MPI_Datatype rt = recvcounts[i] ? recvtypes[w_form ? i : 0] : MPI_BYTE;
         MPI_Aint ro = w_form ? 1 : extent_of(rt);
         in[i] = (tdm_part){at(recvbuf, rdispls[i] * ro), recvcounts[i], rt};
         if (sendbuf == MPI_IN_PLACE) { /* send from a copy of the block it replaces */
@@ -760,7 +761,7 @@ tdm_schedule *tdm_coll_alltoallw(tdm_schedule *s, const void *sendbuf, const int
                 local(s, TDM_OP_COPY, out[i].buf, in[i].buf, in[i].count, rt, MPI_OP_NULL);
             continue;
         }
-        MPI_Datatype st = sendtypes[w_form ? i : 0];
+        MPI_Datatype st = sendcounts[i] ? sendtypes[w_form ? i : 0] : MPI_BYTE;
         MPI_Aint so = w_form ? 1 : extent_of(st);
         out[i] = (tdm_part){at(sendbuf, sdispls[i] * so), sendcounts[i], st};
     }

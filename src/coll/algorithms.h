@@ -3,8 +3,9 @@
  * schedule of the collective's communicator (tdm_schedule_new), with the
  * rounds of this rank and returns it, not started, or NULL without memory
  * ('s' NULL included; the schedule is then discarded). The other arguments
- * are those of the MPI call, already checked (hooks.c); 'alg' is the
- * algorithm chosen (select.h).
+ * are those of the MPI call, already checked, and neutral where they are not
+ * significant at this rank (hooks.c); 'alg' is the algorithm chosen
+ * (select.h).
  */
 #ifndef TDM_COLL_ALGORITHMS_H
 #define TDM_COLL_ALGORITHMS_H

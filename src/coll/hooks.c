@@ -6,46 +6,119 @@
  *
  * Each collective has one function below that checks the arguments, picks the
  * algorithm and builds the schedule; it returns -1 when Tandem leaves the call
- * to the MPI library: an inter-communicator, counts beyond what one message
- * can hold, or arguments the MPI library must reject (it then raises the
- * error).
- * Those are the same on every rank. Running out of memory is not: it is an
- * error (MPI_ERR_NO_MEM) through the communicator's error handler. The MPI
- * entry points are the thin wrappers at the end.
+ * to the MPI library: an inter-communicator, messages beyond what one int
+ * count can carry, or arguments the MPI library must reject (it then raises
+ * the error).
+ *
+ * It reads only the arguments that are significant at this rank
+ * (coll/significance.h): the others become neutral (0 x MPI_BYTE) before
+ * anything below sees them, and the decision to take the call rests on what
+ * every rank of a correct program agrees on (the communicator, the root, and
+ * the bytes of a block, which the type signatures make equal at every rank,
+ * where the counts and types may differ). Running out of memory is not such a
+ * decision: it is an error (MPI_ERR_NO_MEM) through the communicator's error
+ * handler. The MPI entry points are the thin wrappers at the end.
  */
 #include <limits.h>
 
 #include "coll/algorithms.h"
+#include "coll/significance.h"
 #include "impl/impl.h"
 #include "wrappers/gen_hooks.h"
 
 /* ------------------------------------------------------------- checks */
 
-/* Arguments the MPI library would accept, for a call Tandem takes over (on
-   an intra-communicator). */
-static int valid(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, int *size)
+/* An intra-communicator with 'root' in range (0 for the collectives without
+   one): this rank and the size. */
+static int intra(MPI_Comm comm, int root, int *rank, int *size)
 {
-    int type_size = 0, inter = 1;
+    int inter = 1;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, size) != MPI_SUCCESS)
+        PMPI_Comm_size(comm, size) != MPI_SUCCESS || PMPI_Comm_rank(comm, rank) != MPI_SUCCESS)
         return 0;
-    if (count < 0 || count > INT_MAX || root < 0 || root >= *size)
-        return 0;
-    return type == MPI_DATATYPE_NULL ? count == 0
-                                     : tdm_impl_type_size(type, &type_size) == MPI_SUCCESS;
+    return root >= 0 && root < *size;
 }
 
-/* 'count' elements for each of 'n' ranks fit in one message. */
-static int fits(MPI_Count count, int n)
+/* The sides of collective 'which' that this rank reads, or -1 when it passed
+   MPI_IN_PLACE where the standard does not allow it. */
+static int reads(tdm_coll_sig_index which, int rank, int root, const void *sendbuf,
+                 const void *recvbuf)
 {
-    return count <= INT_MAX / (n > 0 ? n : 1);
+    unsigned r = tdm_coll_reads(which, rank, root, sendbuf, recvbuf);
+    return r & TDM_READS_MISPLACED ? -1 : (int)r;
 }
 
-static int rank_of(MPI_Comm comm)
+/* One side of a call, 'count' elements of 'type': its bytes, or -1 when the
+   MPI library must reject it. A side this rank does not read ('read' 0) and
+   one that moves nothing (no element, or a type of size zero) become 0 x
+   MPI_BYTE, so that nothing below reads their type (nor their buffer: no
+   algorithm touches the buffer of an empty side). */
+static long long side(int read, MPI_Count *count, MPI_Datatype *type)
 {
-    int rank = -1;
-    PMPI_Comm_rank(comm, &rank);
-    return rank;
+    int size = 0;
+    if (read && *count < 0)
+        return -1;
+    if (read && *count > 0 &&
+        (*type == MPI_DATATYPE_NULL || tdm_impl_type_size(*type, &size) != MPI_SUCCESS))
+        return -1;
+    if (!read || size == 0) {
+        *count = 0;
+        *type = MPI_BYTE;
+        return 0;
+    }
+    return *count > LLONG_MAX / size ? LLONG_MAX : (long long)*count * size;
+}
+
+/* The count, type and operation of a reduction, significant at every rank:
+   as side(), but a type of size zero stays (the operation is defined on it). */
+static int reduction(MPI_Count *count, MPI_Datatype *type, MPI_Op op)
+{
+    int size = 0;
+    if (op == MPI_OP_NULL || *count < 0 || *count > INT_MAX)
+        return 0;
+    if (*count == 0)
+        *type = MPI_BYTE; /* nothing is combined: the operation is never applied */
+    return *type != MPI_DATATYPE_NULL && tdm_impl_type_size(*type, &size) == MPI_SUCCESS;
+}
+
+/* 'n' blocks of 'block' bytes fit in one message of int count (a block's
+   count is at most its bytes where the type is not empty). */
+static int fits(long long block, int n)
+{
+    return block >= 0 && block <= INT_MAX / (n > 0 ? n : 1);
+}
+
+/* The counts and displacements of a v form, one per rank, and its type: the
+   MPI would accept them. Where every count is zero the type becomes MPI_BYTE
+   (it may then be anything). */
+static int valid_counts(const int counts[], const int displs[], int n, MPI_Datatype *type)
+{
+    int size, any = 0;
+    if (!counts || !displs)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return 0;
+        any |= counts[i] > 0;
+    }
+    if (!any)
+        *type = MPI_BYTE;
+    return *type != MPI_DATATYPE_NULL && tdm_impl_type_size(*type, &size) == MPI_SUCCESS;
+}
+
+/* The same for a w form: a type per rank, significant where its count is
+   not zero (the algorithm sends 0 x MPI_BYTE for the others). */
+static int valid_w(const int counts[], const int displs[], const MPI_Datatype types[], int n)
+{
+    int size;
+    if (!counts || !displs || !types)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0 ||
+            (counts[i] > 0 &&
+             (types[i] == MPI_DATATYPE_NULL || tdm_impl_type_size(types[i], &size) != MPI_SUCCESS)))
+            return 0;
+    return 1;
 }
 
 /* Whether 'op' is commutative (every predefined one is): the others take
@@ -54,18 +127,6 @@ static int commutative(MPI_Op op)
 {
     int yes = 0;
     return op != MPI_OP_NULL && PMPI_Op_commutative(op, &yes) == MPI_SUCCESS && yes;
-}
-
-/* Counts and displacements the MPI would accept, one per rank. */
-static int valid_counts(MPI_Comm comm, const int counts[], const int displs[], MPI_Datatype type)
-{
-    int size;
-    if (!counts || !displs || !valid(comm, 0, type, 0, &size))
-        return 0;
-    for (int i = 0; i < size; i++)
-        if (counts[i] < 0 || (counts[i] > 0 && type == MPI_DATATYPE_NULL))
-            return 0;
-    return 1;
 }
 
 /* A new schedule for the call: a blocking one where there is no request. */
@@ -91,8 +152,8 @@ static int launch(tdm_schedule *s, MPI_Request *request, MPI_Comm comm)
 
 static int barrier(MPI_Comm comm, MPI_Request *request)
 {
-    int size;
-    if (!valid(comm, 0, MPI_BYTE, 0, &size))
+    int rank, size;
+    if (!intra(comm, 0, &rank, &size))
         return -1;
     return launch(tdm_coll_barrier(schedule(comm, request)), request, comm);
 }
@@ -100,36 +161,44 @@ static int barrier(MPI_Comm comm, MPI_Request *request)
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
-    int size;
-    if (!valid(comm, count, type, root, &size))
+    int rank, size;
+    if (!intra(comm, root, &rank, &size))
         return -1;
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, tdm_coll_bytes(count, type), size);
+    long long bytes = side(1, &count, &type);
+    if (bytes < 0 || bytes > INT_MAX)
+        return -1;
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_BCAST, bytes, size);
     return launch(tdm_coll_bcast(schedule(comm, request), buffer, count, type, root, alg), request,
                   comm);
 }
 
-/* The rooted one-to-all and all-to-one: 'mine' is what this rank gives or
-   gets, 'all' what the root holds for every rank. */
-static int valid_rooted(MPI_Comm comm, int root, MPI_Count mycount, MPI_Datatype mytype,
-                        MPI_Count rootcount, MPI_Datatype roottype, int *size)
+/* The rooted one-to-all (scatter) and all-to-one (gather): the root's
+   side for every rank ('all') and every rank's own ('mine'). The block of
+   one rank is as many bytes at the root as at every other rank. */
+static int rooted(tdm_coll_sig_index which, int root, int rank, int size, const void *sendbuf,
+                  MPI_Count *sendcount, MPI_Datatype *sendtype, const void *recvbuf,
+                  MPI_Count *recvcount, MPI_Datatype *recvtype, long long *block)
 {
-    if (!valid(comm, mycount, mytype, 0, size) || root < 0 || root >= *size)
+    int r = reads(which, rank, root, sendbuf, recvbuf);
+    long long send = r < 0 ? -1 : side(r & TDM_READS_SEND, sendcount, sendtype);
+    long long recv = r < 0 ? -1 : side(r & TDM_READS_RECV, recvcount, recvtype);
+    if (send < 0 || recv < 0)
         return 0;
-    return rank_of(comm) != root ||
-           (valid(comm, rootcount, roottype, 0, size) && fits(rootcount, *size));
+    *block = (which == TDM_SIG_SCATTER) == (rank == root) ? send : recv;
+    return fits(*block, size);
 }
 
 static int scatter(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
-    int size, in_place = recvbuf == MPI_IN_PLACE;
-    if (!valid_rooted(comm, root, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype,
-                      sendcount, sendtype, &size))
+    int rank, size;
+    long long block;
+    if (!intra(comm, root, &rank, &size) ||
+        !rooted(TDM_SIG_SCATTER, root, rank, size, sendbuf, &sendcount, &sendtype, recvbuf,
+                &recvcount, &recvtype, &block))
         return -1;
-    long long bytes = rank_of(comm) == root ? tdm_coll_bytes(sendcount, sendtype)
-                                            : tdm_coll_bytes(recvcount, recvtype);
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_SCATTER, bytes, size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_SCATTER, block, size);
     return launch(tdm_coll_scatter(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
                                    recvcount, recvtype, root, alg),
                   request, comm);
@@ -139,13 +208,13 @@ static int gather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid_rooted(comm, root, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype,
-                      recvcount, recvtype, &size))
+    int rank, size;
+    long long block;
+    if (!intra(comm, root, &rank, &size) ||
+        !rooted(TDM_SIG_GATHER, root, rank, size, sendbuf, &sendcount, &sendtype, recvbuf,
+                &recvcount, &recvtype, &block))
         return -1;
-    long long bytes = rank_of(comm) == root ? tdm_coll_bytes(recvcount, recvtype)
-                                            : tdm_coll_bytes(sendcount, sendtype);
-    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_GATHER, bytes, size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_GATHER, block, size);
     return launch(tdm_coll_gather(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvtype, root, alg),
                   request, comm);
@@ -155,11 +224,15 @@ static int scatterv(const void *sendbuf, const int sendcounts[], const int displ
                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    int size, in_place = recvbuf == MPI_IN_PLACE;
-    if (!valid(comm, 0, MPI_BYTE, root, &size) ||
-        !valid(comm, in_place ? 0 : recvcount, in_place ? MPI_BYTE : recvtype, 0, &size) ||
-        (rank_of(comm) == root && !valid_counts(comm, sendcounts, displs, sendtype)))
+    int rank, size;
+    if (!intra(comm, root, &rank, &size))
         return -1;
+    int r = reads(TDM_SIG_SCATTERV, rank, root, sendbuf, recvbuf);
+    if (r < 0 || side(r & TDM_READS_RECV, &recvcount, &recvtype) < 0 ||
+        ((r & TDM_READS_SEND) && !valid_counts(sendcounts, displs, size, &sendtype)))
+        return -1;
+    if (!(r & TDM_READS_SEND))
+        sendcounts = displs = NULL, sendtype = MPI_BYTE;
     return launch(tdm_coll_scatterv(schedule(comm, request), sendbuf, sendcounts, displs, sendtype,
                                     recvbuf, recvcount, recvtype, root),
                   request, comm);
@@ -169,26 +242,43 @@ static int gatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid(comm, 0, MPI_BYTE, root, &size) ||
-        !valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        (rank_of(comm) == root && !valid_counts(comm, recvcounts, displs, recvtype)))
+    int rank, size;
+    if (!intra(comm, root, &rank, &size))
         return -1;
+    int r = reads(TDM_SIG_GATHERV, rank, root, sendbuf, recvbuf);
+    if (r < 0 || side(r & TDM_READS_SEND, &sendcount, &sendtype) < 0 ||
+        ((r & TDM_READS_RECV) && !valid_counts(recvcounts, displs, size, &recvtype)))
+        return -1;
+    if (!(r & TDM_READS_RECV))
+        recvcounts = displs = NULL, recvtype = MPI_BYTE;
     return launch(tdm_coll_gatherv(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
                                    recvcounts, displs, recvtype, root),
                   request, comm);
+}
+
+/* allgather and alltoall: every rank's block is 'recvcount' x 'recvtype'. */
+static int all_to_all(tdm_coll_sig_index which, const void *sendbuf, MPI_Count *sendcount,
+                      MPI_Datatype *sendtype, const void *recvbuf, MPI_Count *recvcount,
+                      MPI_Datatype *recvtype, int rank, int size, long long *block)
+{
+    int r = reads(which, rank, 0, sendbuf, recvbuf);
+    if (r < 0 || side(r & TDM_READS_SEND, sendcount, sendtype) < 0)
+        return 0;
+    *block = side(r & TDM_READS_RECV, recvcount, recvtype);
+    return fits(*block, size);
 }
 
 static int allgather(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
+    int rank, size;
+    long long block;
+    if (!intra(comm, 0, &rank, &size) ||
+        !all_to_all(TDM_SIG_ALLGATHER, sendbuf, &sendcount, &sendtype, recvbuf, &recvcount,
+                    &recvtype, rank, size, &block))
         return -1;
-    tdm_coll_alg alg =
-        tdm_coll_select(TDM_COLL_ALLGATHER, tdm_coll_bytes(recvcount, recvtype), size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLGATHER, block, size);
     return launch(tdm_coll_allgather(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
                                      recvcount, recvtype, alg),
                   request, comm);
@@ -198,9 +288,12 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       void *recvbuf, const int recvcounts[], const int displs[],
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        !valid_counts(comm, recvcounts, displs, recvtype))
+    int rank, size;
+    if (!intra(comm, 0, &rank, &size))
+        return -1;
+    int r = reads(TDM_SIG_ALLGATHERV, rank, 0, sendbuf, recvbuf);
+    if (r < 0 || side(r & TDM_READS_SEND, &sendcount, &sendtype) < 0 ||
+        !valid_counts(recvcounts, displs, size, &recvtype))
         return -1;
     long long total = 0; /* every rank knows every count: the same choice everywhere */
     for (int i = 0; i < size; i++)
@@ -215,12 +308,13 @@ static int allgatherv(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 static int alltoall(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE;
-    if (!valid(comm, in_place ? 0 : sendcount, in_place ? MPI_BYTE : sendtype, 0, &size) ||
-        !valid(comm, recvcount, recvtype, 0, &size) || !fits(recvcount, size))
+    int rank, size;
+    long long block;
+    if (!intra(comm, 0, &rank, &size) ||
+        !all_to_all(TDM_SIG_ALLTOALL, sendbuf, &sendcount, &sendtype, recvbuf, &recvcount,
+                    &recvtype, rank, size, &block))
         return -1;
-    tdm_coll_alg alg =
-        tdm_coll_select(TDM_COLL_ALLTOALL, tdm_coll_bytes(recvcount, recvtype), size);
+    tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, block, size);
     return launch(tdm_coll_alltoall(schedule(comm, request), sendbuf, sendcount, sendtype, recvbuf,
                                     recvcount, recvtype, alg),
                   request, comm);
@@ -234,28 +328,36 @@ static int alltoallw(const void *sendbuf, const int sendcounts[], const int sdis
                      const int rdispls[], const MPI_Datatype recvtypes[], int w_form, MPI_Comm comm,
                      MPI_Request *request)
 {
-    int size, in_place = sendbuf == MPI_IN_PLACE; /* then the send arguments are ignored */
-    if ((!in_place && !sendtypes) || !recvtypes || !valid(comm, 0, MPI_BYTE, 0, &size))
+    int rank, size;
+    if (!intra(comm, 0, &rank, &size))
+        return -1;
+    int r = reads(w_form ? TDM_SIG_ALLTOALLW : TDM_SIG_ALLTOALLV, rank, 0, sendbuf, recvbuf);
+    MPI_Datatype sendtype = sendtypes ? sendtypes[0] : MPI_DATATYPE_NULL;
+    MPI_Datatype recvtype = recvtypes ? recvtypes[0] : MPI_DATATYPE_NULL;
+    if (r < 0 || !recvtypes ||
+        !(w_form ? valid_w(recvcounts, rdispls, recvtypes, size)
+                 : valid_counts(recvcounts, rdispls, size, &recvtype)))
+        return -1;
+    if ((r & TDM_READS_SEND) &&
+        (!sendtypes || !(w_form ? valid_w(sendcounts, sdispls, sendtypes, size)
+                                : valid_counts(sendcounts, sdispls, size, &sendtype))))
         return -1;
     long long bytes = 0;
-    for (int i = 0; i < (w_form ? size : 1); i++)
-        if ((!in_place && !valid_counts(comm, sendcounts, sdispls, sendtypes[i])) ||
-            !valid_counts(comm, recvcounts, rdispls, recvtypes[i]))
-            return -1;
     for (int i = 0; i < size; i++)
-        bytes += tdm_coll_bytes(recvcounts[i], recvtypes[w_form ? i : 0]);
+        bytes += tdm_coll_bytes(recvcounts[i], w_form ? recvtypes[i] : recvtype);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLTOALL, bytes / size, size);
     return launch(tdm_coll_alltoallw(schedule(comm, request), sendbuf, sendcounts, sdispls,
-                                     sendtypes, recvbuf, recvcounts, rdispls, recvtypes, w_form,
-                                     alg),
+                                     w_form ? sendtypes : &sendtype, recvbuf, recvcounts, rdispls,
+                                     w_form ? recvtypes : &recvtype, w_form, alg),
                   request, comm);
 }
 
 static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                   int root, MPI_Comm comm, MPI_Request *request)
 {
-    int size;
-    if (!valid(comm, count, type, root, &size) || op == MPI_OP_NULL)
+    int rank, size;
+    if (!intra(comm, root, &rank, &size) ||
+        reads(TDM_SIG_REDUCE, rank, root, sendbuf, recvbuf) < 0 || !reduction(&count, &type, op))
         return -1;
     return launch(tdm_coll_reduce(schedule(comm, request), sendbuf, recvbuf, count, type, op,
                                   commutative(op), root),
@@ -265,8 +367,9 @@ static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
                      MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int size;
-    if (!valid(comm, count, type, 0, &size) || op == MPI_OP_NULL)
+    int rank, size;
+    if (!intra(comm, 0, &rank, &size) || reads(TDM_SIG_ALLREDUCE, rank, 0, sendbuf, recvbuf) < 0 ||
+        !reduction(&count, &type, op))
         return -1;
     long long bytes = tdm_coll_bytes(count, type);
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_ALLREDUCE, bytes, size);
@@ -281,8 +384,9 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
                           MPI_Count recvcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                           MPI_Request *request)
 {
-    int size;
-    if (!valid(comm, recvcounts ? 0 : recvcount, type, 0, &size) || op == MPI_OP_NULL)
+    int rank, size;
+    tdm_coll_sig_index which = recvcounts ? TDM_SIG_REDUCE_SCATTER : TDM_SIG_REDUCE_SCATTER_BLOCK;
+    if (!intra(comm, 0, &rank, &size) || reads(which, rank, 0, sendbuf, recvbuf) < 0)
         return -1;
     long long total = recvcounts ? 0 : recvcount * size;
     for (int i = 0; recvcounts && i < size; i++) {
@@ -290,7 +394,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
             return -1;
         total += recvcounts[i];
     }
-    if (total > INT_MAX || (total > 0 && type == MPI_DATATYPE_NULL))
+    MPI_Count all = total;
+    if (recvcount < 0 || total > INT_MAX || !reduction(&all, &type, op))
         return -1;
     tdm_coll_alg alg = tdm_coll_select(TDM_COLL_REDUCE_SCATTER, tdm_coll_bytes(total, type), size);
     return launch(tdm_coll_reduce_scatter(schedule(comm, request), sendbuf, recvbuf, recvcounts,
@@ -301,8 +406,10 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
 static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                 int exclusive, MPI_Comm comm, MPI_Request *request)
 {
-    int size;
-    if (op == MPI_OP_NULL || !valid(comm, count, type, 0, &size))
+    int rank, size;
+    if (!intra(comm, 0, &rank, &size) ||
+        reads(exclusive ? TDM_SIG_EXSCAN : TDM_SIG_SCAN, rank, 0, sendbuf, recvbuf) < 0 ||
+        !reduction(&count, &type, op))
         return -1;
     return launch(
         tdm_coll_scan(schedule(comm, request), sendbuf, recvbuf, count, type, op, exclusive),

@@ -535,8 +535,8 @@ static int run_round(tdm_schedule *s)
         int count = (int)op->count;
         switch (op->kind) {
         case TDM_OP_COPY: rc = copy(op); break;
-        case TDM_OP_REDUCE:
-            rc = PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op);
+        case TDM_OP_REDUCE: /* nothing to combine in an empty reduction */
+            rc = count ? PMPI_Reduce_local(op->src, op->buf, count, op->type, op->op) : MPI_SUCCESS;
             break;
         case TDM_OP_SEND:
             monitor_send(s, op);
