@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/hold.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/request.h"
@@ -329,6 +330,10 @@ struct tdm_schedule {
     int nrequests;
     void **scratch;
     int nscratch;
+    /* what a nonblocking schedule holds until it ends (core/hold.h) */
+    MPI_Datatype *held_types;
+    int nheld_types;
+    MPI_Op held_op;
     int failed;
     tdm_schedule *next;
 };
@@ -336,6 +341,11 @@ struct tdm_schedule {
 static void release(tdm_proxy *proxy)
 {
     tdm_schedule *s = (tdm_schedule *)proxy;
+    for (int i = 0; i < s->nheld_types; i++)
+        tdm_release_type(s->held_types[i]);
+    free(s->held_types);
+    if (s->held_op != MPI_OP_NULL)
+        tdm_release_op(s->held_op);
     for (int i = 0; i < s->nscratch; i++)
         free(s->scratch[i]);
     free(s->scratch);
@@ -355,6 +365,7 @@ tdm_schedule *tdm_schedule_new(MPI_Comm comm, int blocking)
         return NULL;
     s->base.release = release;
     s->comm = c;
+    s->held_op = MPI_OP_NULL;
     s->blocking = blocking != 0;
     s->sequence =
         atomic_fetch_add_explicit(&c->ring[s->blocking].sequence, 1, memory_order_relaxed);
@@ -712,9 +723,56 @@ static int needs_no_thread(const tdm_schedule *s)
     return 1;
 }
 
+/* Hold 'type' for 's' once. Returns 0, or -1 without memory. */
+static int hold_type(tdm_schedule *s, MPI_Datatype type)
+{
+    for (int i = 0; i < s->nheld_types; i++)
+        if (s->held_types[i] == type)
+            return 0;
+    if (type == MPI_BYTE || type == MPI_DATATYPE_NULL)
+        return 0;
+    MPI_Datatype *more =
+        realloc(s->held_types, sizeof(MPI_Datatype) * (size_t)(s->nheld_types + 1));
+    if (!more)
+        return -1;
+    s->held_types = more;
+    int held = tdm_hold_type(type);
+    if (held > 0)
+        s->held_types[s->nheld_types++] = type;
+    return held < 0 ? -1 : 0;
+}
+
+/* Hold the derived datatypes and the user-defined operation of a
+   nonblocking schedule, which the application may free before it ends (a
+   blocking one ends before its call returns). Returns an MPI code. */
+static int hold_objects(tdm_schedule *s)
+{
+    for (int i = 0; i < s->nops; i++) {
+        const tdm_op *op = &s->ops[i];
+        if (op->kind == TDM_OP_WAIT || op->kind == TDM_OP_SIGNAL)
+            continue; /* flags: no datatype */
+        if (hold_type(s, op->type) != 0 ||
+            (op->kind == TDM_OP_COPY && hold_type(s, op->src_type) != 0))
+            return MPI_ERR_NO_MEM;
+        if (op->kind == TDM_OP_REDUCE && s->held_op == MPI_OP_NULL) {
+            int held = tdm_hold_op(op->op);
+            if (held < 0)
+                return MPI_ERR_NO_MEM;
+            if (held > 0)
+                s->held_op = op->op;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
 {
-    int rc = prepare(s);
+    int rc = hold_objects(s);
+    if (rc != MPI_SUCCESS) {
+        tdm_schedule_discard(s);
+        return rc;
+    }
+    rc = prepare(s);
     if (rc != MPI_SUCCESS)
         return rc;
     s->base.counted = 1;

@@ -690,6 +690,16 @@ TDM_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag
 }
 
 #endif
+TDM_EXPORT int MPI_Type_free(MPI_Datatype *datatype)
+{
+    return tdm_dispatch_Type_free(TDM_LANG_C, datatype);
+}
+
+TDM_EXPORT int MPI_Op_free(MPI_Op *op)
+{
+    return tdm_dispatch_Op_free(TDM_LANG_C, op);
+}
+
 TDM_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     return tdm_dispatch_Barrier(TDM_LANG_C, comm);

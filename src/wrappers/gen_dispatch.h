@@ -1355,6 +1355,24 @@ static inline int tdm_dispatch_Comm_create_from_group(int lang, MPI_Group group,
 }
 
 #endif
+static inline int tdm_dispatch_Type_free(int lang, MPI_Datatype *datatype)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Type_free(datatype);
+    TDM_TRACE_CALL("MPI_Type_free", lang);
+    tdm_progress_touch();
+    return tdm_hook_Type_free(lang, datatype);
+}
+
+static inline int tdm_dispatch_Op_free(int lang, MPI_Op *op)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Op_free(op);
+    TDM_TRACE_CALL("MPI_Op_free", lang);
+    tdm_progress_touch();
+    return tdm_hook_Op_free(lang, op);
+}
+
 static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 {
     if (TDM_UNLIKELY(!tdm_active))

@@ -2586,6 +2586,66 @@ void MPI_INTERCOMM_MERGE(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintra
     tdm_f_intercomm_merge(intercomm, high, newintracomm, ierr);
 }
 
+static void tdm_f_type_free(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
+    rc = tdm_dispatch_Type_free(TDM_LANG_FORTRAN, &c_datatype);
+    *datatype = MPI_Type_c2f(c_datatype);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr);
+void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    tdm_f_type_free(datatype, ierr);
+}
+TDM_EXPORT void mpi_type_free__(MPI_Fint *datatype, MPI_Fint *ierr);
+void mpi_type_free__(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    tdm_f_type_free(datatype, ierr);
+}
+TDM_EXPORT void mpi_type_free(MPI_Fint *datatype, MPI_Fint *ierr);
+void mpi_type_free(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    tdm_f_type_free(datatype, ierr);
+}
+TDM_EXPORT void MPI_TYPE_FREE(MPI_Fint *datatype, MPI_Fint *ierr);
+void MPI_TYPE_FREE(MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    tdm_f_type_free(datatype, ierr);
+}
+
+static void tdm_f_op_free(MPI_Fint *op, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Op c_op = MPI_Op_f2c(*op);
+    rc = tdm_dispatch_Op_free(TDM_LANG_FORTRAN, &c_op);
+    *op = MPI_Op_c2f(c_op);
+    *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
+void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
+{
+    tdm_f_op_free(op, ierr);
+}
+TDM_EXPORT void mpi_op_free__(MPI_Fint *op, MPI_Fint *ierr);
+void mpi_op_free__(MPI_Fint *op, MPI_Fint *ierr)
+{
+    tdm_f_op_free(op, ierr);
+}
+TDM_EXPORT void mpi_op_free(MPI_Fint *op, MPI_Fint *ierr);
+void mpi_op_free(MPI_Fint *op, MPI_Fint *ierr)
+{
+    tdm_f_op_free(op, ierr);
+}
+TDM_EXPORT void MPI_OP_FREE(MPI_Fint *op, MPI_Fint *ierr);
+void MPI_OP_FREE(MPI_Fint *op, MPI_Fint *ierr)
+{
+    tdm_f_op_free(op, ierr);
+}
+
 static void tdm_f_barrier(MPI_Fint *comm, MPI_Fint *ierr)
 {
     int rc = MPI_SUCCESS;

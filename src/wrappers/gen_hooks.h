@@ -126,6 +126,8 @@ int tdm_hook_Comm_idup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Com
 #if MPI_VERSION >= 4
 int tdm_hook_Comm_create_from_group(int lang, MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm);
 #endif
+int tdm_hook_Type_free(int lang, MPI_Datatype *datatype);
+int tdm_hook_Op_free(int lang, MPI_Op *op);
 int tdm_hook_Barrier(int lang, MPI_Comm comm);
 int tdm_hook_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 #if MPI_VERSION >= 4
