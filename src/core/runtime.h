@@ -3,6 +3,7 @@
 #define TDM_RUNTIME_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #define TDM_EXPORT __attribute__((visibility("default")))
 #define TDM_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -53,6 +54,10 @@ void tdm_status_empty(MPI_Status *status);
    constructor that made 'comm'. Collective over 'comm'; returns an MPI error
    code. */
 int tdm_comm_copy(MPI_Comm comm, MPI_Comm *copy);
+
+/* How many one-sided windows this process holds (made and not freed
+   through Tandem's entry points: src/rma/window.c). Any thread. */
+extern atomic_int tdm_windows_open;
 
 /* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
 extern int tdm_world_rank;

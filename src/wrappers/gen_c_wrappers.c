@@ -1015,16 +1015,37 @@ TDM_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info
     return tdm_dispatch_Win_create(TDM_LANG_C, base, size, disp_unit, info, comm, win);
 }
 
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return tdm_dispatch_Win_create_c(TDM_LANG_C, base, size, disp_unit, info, comm, win);
+}
+
+#endif
 TDM_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return tdm_dispatch_Win_allocate(TDM_LANG_C, size, disp_unit, info, comm, baseptr, win);
 }
 
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    return tdm_dispatch_Win_allocate_c(TDM_LANG_C, size, disp_unit, info, comm, baseptr, win);
+}
+
+#endif
 TDM_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     return tdm_dispatch_Win_allocate_shared(TDM_LANG_C, size, disp_unit, info, comm, baseptr, win);
 }
 
+#if MPI_VERSION >= 4
+TDM_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    return tdm_dispatch_Win_allocate_shared_c(TDM_LANG_C, size, disp_unit, info, comm, baseptr, win);
+}
+
+#endif
 TDM_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return tdm_dispatch_Win_create_dynamic(TDM_LANG_C, info, comm, win);

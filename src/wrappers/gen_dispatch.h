@@ -2148,34 +2148,67 @@ static inline int tdm_dispatch_Win_create(int lang, void *base, MPI_Aint size, i
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create", lang);
     tdm_progress_touch();
-    return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    return tdm_hook_Win_create(lang, base, size, disp_unit, info, comm, win);
 }
 
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_Win_create_c(int lang, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+    TDM_TRACE_CALL("MPI_Win_create_c", lang);
+    tdm_progress_touch();
+    return tdm_hook_Win_create_c(lang, base, size, disp_unit, info, comm, win);
+}
+
+#endif
 static inline int tdm_dispatch_Win_allocate(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate", lang);
     tdm_progress_touch();
-    return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    return tdm_hook_Win_allocate(lang, size, disp_unit, info, comm, baseptr, win);
 }
 
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+    TDM_TRACE_CALL("MPI_Win_allocate_c", lang);
+    tdm_progress_touch();
+    return tdm_hook_Win_allocate_c(lang, size, disp_unit, info, comm, baseptr, win);
+}
+
+#endif
 static inline int tdm_dispatch_Win_allocate_shared(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate_shared", lang);
     tdm_progress_touch();
-    return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    return tdm_hook_Win_allocate_shared(lang, size, disp_unit, info, comm, baseptr, win);
 }
 
+#if MPI_VERSION >= 4
+static inline int tdm_dispatch_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+    TDM_TRACE_CALL("MPI_Win_allocate_shared_c", lang);
+    tdm_progress_touch();
+    return tdm_hook_Win_allocate_shared_c(lang, size, disp_unit, info, comm, baseptr, win);
+}
+
+#endif
 static inline int tdm_dispatch_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create_dynamic(info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create_dynamic", lang);
     tdm_progress_touch();
-    return PMPI_Win_create_dynamic(info, comm, win);
+    return tdm_hook_Win_create_dynamic(lang, info, comm, win);
 }
 
 static inline int tdm_dispatch_Win_free(int lang, MPI_Win *win)
@@ -2184,7 +2217,7 @@ static inline int tdm_dispatch_Win_free(int lang, MPI_Win *win)
         return PMPI_Win_free(win);
     TDM_TRACE_CALL("MPI_Win_free", lang);
     tdm_progress_touch();
-    return PMPI_Win_free(win);
+    return tdm_hook_Win_free(lang, win);
 }
 
 static inline int tdm_dispatch_Put(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)

@@ -222,6 +222,20 @@ int tdm_hook_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MP
 #if MPI_VERSION >= 4
 int tdm_hook_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 #endif
+int tdm_hook_Win_create(int lang, void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+#if MPI_VERSION >= 4
+int tdm_hook_Win_create_c(int lang, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+#endif
+int tdm_hook_Win_allocate(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+#if MPI_VERSION >= 4
+int tdm_hook_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+#endif
+int tdm_hook_Win_allocate_shared(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+#if MPI_VERSION >= 4
+int tdm_hook_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+#endif
+int tdm_hook_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int tdm_hook_Win_free(int lang, MPI_Win *win);
 int tdm_hook_T_pvar_get_num(int lang, int *num_pvar);
 int tdm_hook_T_pvar_get_info(int lang, int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
 int tdm_hook_T_pvar_get_index(int lang, const char *name, int var_class, int *pvar_index);

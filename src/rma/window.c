@@ -1,0 +1,82 @@
+/*
+ * The one-sided windows of the program (rma/, ARCHITECTURE.md): for now,
+ * how many there are, which core/runtime.h publishes for the components that
+ * must know whether one-sided operations may target this process (a
+ * collective's schedule runs the MPI library's progress engine once more
+ * before it returns where a window exists: coll/schedule.c).
+ */
+#include <stdatomic.h>
+
+#include "core/runtime.h"
+#include "wrappers/gen_hooks.h"
+
+atomic_int tdm_windows_open;
+
+/* A window was made (rc is the call's result): count it. */
+static int made(int rc)
+{
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_add_explicit(&tdm_windows_open, 1, memory_order_relaxed);
+    return rc;
+}
+
+int tdm_hook_Win_create(int lang, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                        MPI_Comm comm, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_create(base, size, disp_unit, info, comm, win));
+}
+
+int tdm_hook_Win_allocate(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                          void *baseptr, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win));
+}
+
+int tdm_hook_Win_allocate_shared(int lang, MPI_Aint size, int disp_unit, MPI_Info info,
+                                 MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win));
+}
+
+int tdm_hook_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_create_dynamic(info, comm, win));
+}
+
+#if MPI_VERSION >= 4
+/* The large-count forms (a disp_unit of MPI_Aint): mpi4py built against MPI 4
+   calls these. */
+int tdm_hook_Win_create_c(int lang, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                          MPI_Comm comm, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_create_c(base, size, disp_unit, info, comm, win));
+}
+
+int tdm_hook_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                            MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win));
+}
+
+int tdm_hook_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+                                   MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    (void)lang;
+    return made(PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win));
+}
+#endif
+
+int tdm_hook_Win_free(int lang, MPI_Win *win)
+{
+    (void)lang;
+    int rc = PMPI_Win_free(win);
+    if (rc == MPI_SUCCESS)
+        atomic_fetch_sub_explicit(&tdm_windows_open, 1, memory_order_relaxed);
+    return rc;
+}
