@@ -729,17 +729,18 @@ static int hold_type(tdm_schedule *s, MPI_Datatype type)
     for (int i = 0; i < s->nheld_types; i++)
         if (s->held_types[i] == type)
             return 0;
-    if (type == MPI_BYTE || type == MPI_DATATYPE_NULL)
-        return 0;
+    int held = tdm_hold_type(type);
+    if (held <= 0)
+        return held; /* predefined, or no memory */
     MPI_Datatype *more =
         realloc(s->held_types, sizeof(MPI_Datatype) * (size_t)(s->nheld_types + 1));
-    if (!more)
+    if (!more) {
+        tdm_release_type(type);
         return -1;
+    }
     s->held_types = more;
-    int held = tdm_hold_type(type);
-    if (held > 0)
-        s->held_types[s->nheld_types++] = type;
-    return held < 0 ? -1 : 0;
+    s->held_types[s->nheld_types++] = type;
+    return 0;
 }
 
 /* Hold the derived datatypes and the user-defined operation of a

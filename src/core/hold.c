@@ -90,13 +90,27 @@ static int defer_free(held_kind kind, MPI_Datatype type, MPI_Op op)
     return h != NULL;
 }
 
+/* The predefined datatypes a thread met last: a collective's type is one of
+   them, mostly, and asking the MPI library costs a call (a predefined
+   handle never becomes another type's, so the memory never goes stale). */
+enum { NAMED_SEEN = 4 };
+static _Thread_local MPI_Datatype named_seen[NAMED_SEEN];
+static _Thread_local unsigned named_next;
+
 int tdm_hold_type(MPI_Datatype type)
 {
     int ints, addresses, types, combiner;
-    if (type == MPI_DATATYPE_NULL || type == MPI_BYTE ||
-        PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS ||
-        combiner == MPI_COMBINER_NAMED)
+    if (type == MPI_DATATYPE_NULL || type == MPI_BYTE)
         return 0;
+    for (int i = 0; i < NAMED_SEEN; i++)
+        if (named_seen[i] == type)
+            return 0;
+    if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS)
+        return 0; /* not a datatype: the MPI library reports it where it is used */
+    if (combiner == MPI_COMBINER_NAMED) {
+        named_seen[named_next++ % NAMED_SEEN] = type;
+        return 0;
+    }
     return hold(HELD_TYPE, type, MPI_OP_NULL);
 }
 
