@@ -200,31 +200,52 @@ static int parse_value(const tdm_config_spec *spec, const char *text, tdm_config
     return -1;
 }
 
-/* Edit distance between two short names (case-insensitive). */
+/* Edit distance between two short names (case-insensitive): insertions,
+   deletions, substitutions and swaps of two neighbours each count 1 (the
+   typing slips: TANDEM_LEVLE for TANDEM_LEVEL is one). */
 static size_t edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
         return (size_t)-1;
-    size_t row[64];
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
         for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t best = diag + cost;
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            int x = tolower((unsigned char)a[i - 1]), y = tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j - 1] + (x != y);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && x == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == y && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* The known name an unknown one was likely meant to be, or -1: the closest
+   one, if a third of the part after TANDEM_ (at least one letter) would
+   turn one into the other. Further apart, a suggestion names an unrelated
+   variable (TANDEM_FOO is three letters from TANDEM_POLL). */
+static long closest_name(const tdm_config_spec *table, size_t count, const char *name)
+{
+    size_t best = 0, best_distance = (size_t)-1;
+    for (size_t j = 0; j < count; j++) {
+        size_t d = edit_distance(name, table[j].name);
+        if (d < best_distance) {
+            best_distance = d;
+            best = j;
         }
     }
-    return row[lb];
+    size_t letters = strlen(name) > strlen(PREFIX) ? strlen(name) - strlen(PREFIX) : 0;
+    size_t allowed = letters / 3 > 1 ? letters / 3 : 1;
+    return count > 0 && best_distance <= allowed ? (long)best : -1;
 }
 
 static void warnf(tdm_config_warn_fn warn, void *context, const char *fmt, ...)
@@ -267,15 +288,8 @@ int tdm_config_parse(const tdm_config_spec *table, size_t count, char *const *en
         while (i < count && strcmp(table[i].name, name) != 0)
             i++;
         if (i == count) {
-            size_t best = 0, best_distance = (size_t)-1;
-            for (size_t j = 0; j < count; j++) {
-                size_t d = edit_distance(name, table[j].name);
-                if (d < best_distance) {
-                    best_distance = d;
-                    best = j;
-                }
-            }
-            if (count > 0 && best_distance <= 3)
+            long best = closest_name(table, count, name);
+            if (best >= 0)
                 warnf(warn, context, "unknown variable %s; did you mean %s?", name,
                       table[best].name);
             else

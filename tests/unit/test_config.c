@@ -88,11 +88,18 @@ int main(void)
     EXPECT(parse(overflow, v) == 2 && v[LEVEL].number == 3 && v[LIMIT].number == 65536);
 
     /* Unknown names: the closest known name, or a pointer to the docs. */
-    char *unknown[] = {"TANDEM_LEVLE=1", "TANDEM_COMPLETELY_DIFFERENT=1", NULL};
-    EXPECT(parse(unknown, v) == 2);
+    char *unknown[] = {"TANDEM_LEVLE=1", "TANDEM_COMPLETELY_DIFFERENT=1",
+                       "TANDEM_FOO=1",   "TANDEM_LIMT=1",
+                       "TANDEM_PAT=1",   NULL};
+    EXPECT(parse(unknown, v) == 5);
     EXPECT(warned("unknown variable TANDEM_LEVLE; did you mean TANDEM_LEVEL?"));
+    EXPECT(warned("unknown variable TANDEM_LIMT; did you mean TANDEM_LIMIT?"));
+    EXPECT(warned("unknown variable TANDEM_PAT; did you mean TANDEM_PATH?"));
     EXPECT(warned("unknown variable TANDEM_COMPLETELY_DIFFERENT; the TANDEM_* variables are "
                   "listed in docs/ENVIRONMENT.md"));
+    /* three letters from TANDEM_MODE: an unrelated name is no suggestion */
+    EXPECT(warned("unknown variable TANDEM_FOO; the TANDEM_* variables are listed in "
+                  "docs/ENVIRONMENT.md"));
 
     /* Tandem's own table: every default parses and formats back. */
     EXPECT(tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, none, tdm_config, collect, NULL) == 0);
