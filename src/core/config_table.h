@@ -18,6 +18,10 @@ TDM_CONFIG(REQUIRE_THREADS, "TANDEM_REQUIRE_THREADS", BOOL, "0", 0, 1, NULL,
            "Stop every rank (exit status 1) when TANDEM_PROGRESS starts Tandem's threads "
            "and the MPI library cannot provide MPI_THREAD_MULTIPLE, instead of running "
            "without them (as with TANDEM_PROGRESS=off).")
+TDM_CONFIG(STRICT, "TANDEM_STRICT", BOOL, "0", 0, 1, NULL,
+           "Stop every rank at MPI_Init (exit status 1) when a TANDEM_* variable is unknown "
+           "or its value invalid, instead of warning and running with the default: for batch "
+           "jobs that would rather fail than run with settings they did not ask for.")
 TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
            "and the language of the call (C or Fortran).")

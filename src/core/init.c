@@ -87,12 +87,32 @@ static void print_configuration(int granted)
 }
 
 /* The common part of both init hooks. 'required' is < 0 for MPI_Init. */
+/* TANDEM_STRICT=1: where any rank's configuration warned, every rank says
+   its warnings and stops (the ranks agree first: their variables may
+   differ). As for TANDEM_REQUIRE_THREADS, each finalizes and exits, which
+   cannot lose the message in the launcher's output forwarding as
+   MPI_Abort can. */
+static void stop_on_warnings(int warnings)
+{
+    int anywhere = warnings;
+    PMPI_Allreduce(&warnings, &anywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anywhere == 0)
+        return;
+    tdm_log_flush_deferred(warnings > 0);
+    if (tdm_world_rank == 0)
+        tdm_log_error("TANDEM_STRICT=1: stopping, since the TANDEM_* settings of %s are not "
+                      "all valid",
+                      warnings > 0 ? "this rank (above)" : "some rank");
+    PMPI_Finalize();
+    exit(1);
+}
+
 static int start(int *argc, char ***argv, int required, int *provided)
 {
     int rc, granted = MPI_THREAD_SINGLE;
     int disabled, threads;
 
-    tdm_config_load(tdm_log_defer, NULL);
+    int config_warnings = tdm_config_load(tdm_log_defer, NULL);
     disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
     threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
 
@@ -122,6 +142,8 @@ static int start(int *argc, char ***argv, int required, int *provided)
     tdm_mpi_thread_level = granted;
     int verbose = (int)TDM_CONFIG_NUMBER(VERBOSE);
     int speaks = tdm_world_rank == 0 || verbose >= 2;
+    if (TDM_CONFIG_NUMBER(STRICT))
+        stop_on_warnings(config_warnings);
     tdm_log_flush_deferred(speaks);
 
     if (threads && granted < MPI_THREAD_MULTIPLE) {

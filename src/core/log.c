@@ -35,6 +35,14 @@ void tdm_log_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void tdm_log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog("error: ", fmt, ap);
+    va_end(ap);
+}
+
 void tdm_log_info(const char *fmt, ...)
 {
     va_list ap;

@@ -5,6 +5,9 @@
 /* Print "tandem[RANK]: warning: ..." now. Any thread. */
 void tdm_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Print "tandem[RANK]: error: ..." now: Tandem stops the run. Any thread. */
+void tdm_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print "tandem[RANK]: ..." now. Any thread. */
 void tdm_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

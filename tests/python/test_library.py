@@ -29,6 +29,48 @@ def test_unknown_variable_suggests_the_closest_name(build):
     assert "unknown variable TANDEM_VERBSE; did you mean TANDEM_VERBOSE?" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"TANDEM_FOO": "1"},  # unknown, and unlike any known name
+        {"TANDEM_PROGRESS": "fast"},  # a bad value
+        {"TANDEM_POLL": "event"},  # valid: runs as without strict mode
+    ],
+)
+def test_strict_mode_stops_every_rank_on_a_configuration_warning(build, settings):
+    """TANDEM_STRICT=1 turns a configuration warning into a stop of every
+    rank with exit status 1, the warning and the reason said; a valid
+    configuration runs as without it. The rank whose variables are bad may
+    be any: here only rank 1 has them (the ranks agree before they stop)."""
+    program = program_path(build, "test_p2p_blocking")
+    plain = launch(build, 2, [program], env={"TANDEM_STRICT": "1", **settings})
+    valid = "TANDEM_POLL" in settings
+    assert (plain.returncode == 0) == valid, plain.stderr
+    if valid:
+        assert "warning" not in plain.stderr
+        return
+    assert "tandem[0]: error: TANDEM_STRICT=1: stopping" in plain.stderr
+    ((name, value),) = settings.items()
+    assert f"{name}" in plain.stderr and ("unknown" in plain.stderr or value in plain.stderr)
+    without = launch(build, 2, [program], env=settings)
+    assert without.returncode == 0 and "warning" in without.stderr
+
+
+def test_strict_mode_stops_every_rank_when_one_rank_warns(build):
+    """Variables may differ between ranks: the ranks agree, and all stop."""
+    program = program_path(build, "test_p2p_blocking")
+    one_rank = (
+        f'if [ "$PMI_RANK$OMPI_COMM_WORLD_RANK" = 1 ]; then export TANDEM_FOO=1; fi; exec {program}'
+    )
+    result = launch(build, 2, ["/bin/sh", "-c", one_rank], env={"TANDEM_STRICT": "1"})
+    assert result.returncode == 1, result.stderr
+    assert "tandem[1]: warning: unknown variable TANDEM_FOO" in result.stderr
+    assert (
+        "tandem[0]: error: TANDEM_STRICT=1: stopping, since the TANDEM_* settings of some rank"
+        in result.stderr
+    )
+
+
 def test_verbose_prints_the_effective_configuration_on_rank_0(build):
     program = program_path(build, "test_init_thread")
     result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "TANDEM_TRACE": "no"})
