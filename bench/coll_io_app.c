@@ -1,5 +1,5 @@
 /*
- * The seed's I/O-intensive application (seed 001, figures 12-14): rank 0
+ * FastMPJ's I/O-intensive application (Ramos et al., figures 12-14): rank 0
  * reads text files line by line into one block per rank and scatters the
  * blocks; every rank (rank 0 too) runs a synthetic workload over the lines of
  * its block. Blocking: MPI_Scatter, then process. Nonblocking: up to M
@@ -10,7 +10,7 @@
  *
  * The input: text files whose line lengths change every 256 KiB (8 to 1024
  * characters), so blocks differ in their number of lines and the work is
- * unbalanced, as in the seed's financial data. The workload is OPS operations
+ * unbalanced, as in FastMPJ's financial data. The workload is OPS operations
  * per line, whatever its length.
  *
  *   coll_io_app DIR MODES OPS [TRIALS] [BLOCK_KIB] [INPUT_MIB]

@@ -1,6 +1,6 @@
 /*
- * The seed's micro-benchmark of nonblocking collectives (seed 001, figure
- * 6), for broadcast and scatter, after LibNBC's test:
+ * FastMPJ's micro-benchmark of nonblocking collectives (Ramos et al.,
+ * figure 6), for broadcast and scatter, after LibNBC's test:
  *   block        the blocking collective (MPI_Bcast, MPI_Scatter)
  *   nbc          the nonblocking one with MPI_Wait at once: its overhead
  *   nbc+overlap  the nonblocking one, then a synthetic workload as long as

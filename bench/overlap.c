@@ -1,5 +1,5 @@
 /*
- * The overlap benchmark (the seed's simple overlap test, measured as Sandia's
+ * The overlap benchmark (APSM's simple overlap test, measured as Sandia's
  * SMB does). Two ranks; for each message size and variant:
  *   isend_recv  rank 0: Isend, compute, Wait, receive an empty ack; rank 1: Recv, ack
  *   irecv_send  rank 1: Irecv, compute, Wait;                        rank 0: Send

@@ -1,10 +1,10 @@
 /*
- * Nonblocking collectives as background schedules (seed 001).
+ * Nonblocking collectives as background schedules (after FastMPJ's, Ramos et al.).
  *
  * A schedule is a list of rounds; a round holds local operations (copy,
  * reduce), done when the round starts, and point-to-point operations (send,
  * receive), posted then; a round starts when the previous one completed
- * (the seed's dependent stages; operations within a round are independent).
+ * (FastMPJ's dependent stages; operations within a round are independent).
  * The first round starts inside the MPI_I* call, on the caller's thread; then
  * the progress thread, and any MPI call the application makes meanwhile, test
  * the round's requests and start the next round; whichever finds the last

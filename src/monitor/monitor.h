@@ -1,6 +1,7 @@
 /*
- * Monitoring of communications (seed 003): per-peer message counts, bytes and
- * size histograms, by kind of traffic.
+ * Monitoring of communications (after Open MPI's monitoring, Bosilca et
+ * al.): per-peer message counts, bytes and size histograms, by kind of
+ * traffic.
  *
  * Counting is lock-free: each thread that records owns a block of counters
  * (kind x peer x {messages, bytes, 66 bins}) that only it writes, with plain
