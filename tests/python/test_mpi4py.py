@@ -82,6 +82,7 @@ def test_tandem_run_starts_an_mpi4py_program_when_told_the_mpi(build):
     assert unnamed.returncode != 0
     assert "name the MPI with --mpi openmpi|mpich" in unnamed.stderr
 
+
 TRANSPARENCY = str(ROOT / "tests" / "python" / "mpi4py_transparency.py")
 
 
