@@ -4,8 +4,12 @@
      (no argument)  rank 0 sleeps 300 ms, then sends; rank 1 waits in
                     MPI_Recv and prints the wall time and the CPU time of its
                     thread during the call (Tandem's progress thread is not
-                    counted): a spinning wait uses about as much CPU as wall
-                    time, a lending one (TANDEM_WAIT) a small part of it.
+                    counted), and how many times the thread went to sleep
+                    (its voluntary context switches): a spinning wait uses
+                    about as much CPU as wall time on an idle machine and
+                    hardly sleeps, a lending one (TANDEM_WAIT) uses a small
+                    part of it and sleeps between its polls, however busy
+                    the machine is.
      borrow         the same, and rank 0 has a 1 MiB MPI_Irecv outstanding
                     meanwhile (its progress thread has work), which rank 1
                     matches after its receive.
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double clock_s(clockid_t clock)
@@ -113,14 +118,18 @@ int main(int argc, char **argv)
         MPI_Wait(&pending, MPI_STATUS_IGNORE);
     } else {
         MPI_Status st;
+        struct rusage before, after;
+        getrusage(RUSAGE_THREAD, &before);
         double wall = clock_s(CLOCK_MONOTONIC), cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
         MPI_Recv(buf, BYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &st);
         cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu;
         wall = clock_s(CLOCK_MONOTONIC) - wall;
+        getrusage(RUSAGE_THREAD, &after);
         int count;
         MPI_Get_count(&st, MPI_BYTE, &count);
-        printf("received %d bytes from %d, all %s: wall %.4f s cpu %.4f s\n", count, st.MPI_SOURCE,
-               all_seven(buf, BYTES) ? "right" : "wrong", wall, cpu);
+        printf("received %d bytes from %d, all %s: wall %.4f s cpu %.4f s sleeps %ld\n", count,
+               st.MPI_SOURCE, all_seven(buf, BYTES) ? "right" : "wrong", wall, cpu,
+               after.ru_nvcsw - before.ru_nvcsw);
         if (borrow)
             MPI_Send(back, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
     }
