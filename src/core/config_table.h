@@ -24,7 +24,8 @@ TDM_CONFIG(STRICT, "TANDEM_STRICT", BOOL, "0", 0, 1, NULL,
            "jobs that would rather fail than run with settings they did not ask for.")
 TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
-           "and the language of the call (C or Fortran).")
+           "and the language of the call (C, Fortran, or Fortran 2008 for the mpi_f08 "
+           "module).")
 TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive|proxy",
            "How nonblocking operations are moved in the background: off; drive (a progress "
            "thread drives the MPI library while operations above TANDEM_EAGER_LIMIT are "

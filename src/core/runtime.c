@@ -10,8 +10,8 @@ int tdm_mpi_thread_level = MPI_THREAD_SINGLE;
 
 void tdm_trace_call(const char *function, int lang)
 {
-    fprintf(stderr, "tandem[%d]: trace %s (%s)\n", tdm_world_rank, function,
-            lang == TDM_LANG_FORTRAN ? "Fortran" : "C");
+    static const char *const names[] = {"C", "Fortran", "Fortran 2008"};
+    fprintf(stderr, "tandem[%d]: trace %s (%s)\n", tdm_world_rank, function, names[lang]);
 }
 
 void tdm_status_empty(MPI_Status *status)

@@ -9,8 +9,10 @@
 #define TDM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TDM_LIKELY(x) __builtin_expect(!!(x), 1)
 
-/* The language of the entry point the application called. */
-enum { TDM_LANG_C = 0, TDM_LANG_FORTRAN = 1 };
+/* The language of the entry point the application called: C, Fortran
+   through mpif.h or the mpi module, or Fortran 2008 through the mpi_f08
+   module (whose entry points are the MPI library's own, not mpif.h's). */
+enum { TDM_LANG_C = 0, TDM_LANG_FORTRAN = 1, TDM_LANG_F08 = 2 };
 
 /* Nonzero while Tandem is active: set by the MPI_Init hook after the MPI
    library granted MPI_THREAD_MULTIPLE (and TANDEM_DISABLE is not set), cleared
