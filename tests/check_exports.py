@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Check libtandem's dynamic symbol table (nm -D).
 
-  check_exports.py LIBRARY EXPORTS_TXT [--no-fortran]
+  check_exports.py LIBRARY EXPORTS_TXT [--no-fortran] [--family openmpi|mpich|mpi]
 
-Allowed: the entry points listed in src/wrappers/exports.txt (C MPI_* and the
-four Fortran manglings), the public tandem_* API and the UCX calls that
-src/impl/ucx_exit.c interposes; nothing else. Required:
-every listed entry point except those marked mpi4 (the MPI-4 functions and
-large-count MPI_*_c variants), which exist only when mpi.h is MPI 4 (MPICH
-here, not Open MPI 4.1). Fortran symbols for the _c functions must never
-exist.
+Allowed: the entry points listed in src/wrappers/exports.txt (C MPI_*, the
+four Fortran manglings and the mpi_f08 entry points) for the build's MPI
+family, the public tandem_* API and the UCX calls that src/impl/ucx_exit.c
+interposes; nothing else. A listed entry point marked with families (openmpi,
+mpich: the mpi_f08 ones, which differ between the MPI libraries) belongs to
+those families' builds only. Required: every listed entry point of the
+build's family except those marked mpi4 (the MPI-4 functions and large-count
+MPI_*_c variants), which exist only when mpi.h is MPI 4 (MPICH here, not Open
+MPI 4.1). Fortran symbols for the _c functions must never exist.
 """
 
 import re
@@ -31,11 +33,19 @@ def is_fortran(symbol: str) -> bool:
     return symbol.startswith("mpi_") or (symbol.startswith("MPI_") and symbol.upper() == symbol)
 
 
-def main(library: str, exports: str, fortran: bool) -> int:
+FAMILIES = {"openmpi", "mpich"}
+
+
+def main(library: str, exports: str, fortran: bool, family: str) -> int:
     with open(exports) as listing:
         lines = [line.split() for line in listing if line.strip() and not line.startswith("#")]
+    lines = [
+        fields
+        for fields in lines
+        if not FAMILIES & set(fields[1:]) or family in fields[1:]  # this family's
+    ]
     listed = {fields[0] for fields in lines} | UCX_INTERPOSED
-    optional = {fields[0] for fields in lines if fields[1:] == ["mpi4"]}
+    optional = {fields[0] for fields in lines if "mpi4" in fields[1:]}
     if not fortran:  # a build without Fortran exports only the C entry points
         listed = {s for s in listed if not is_fortran(s)}
     out = subprocess.run(
@@ -71,4 +81,6 @@ def main(library: str, exports: str, fortran: bool) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], "--no-fortran" not in sys.argv[3:]))
+    options = sys.argv[3:]
+    family = options[options.index("--family") + 1] if "--family" in options else "mpi"
+    sys.exit(main(sys.argv[1], sys.argv[2], "--no-fortran" not in options, family))

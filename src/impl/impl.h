@@ -18,10 +18,33 @@ const char *tdm_impl_family(void);
    Called from the library constructor, before main. */
 int tdm_impl_check_process_mpi(char *msg, size_t size);
 
+/* How this MPI's mpi_f08 module calls the library, which decides the
+   Fortran 2008 entry points that src/wrappers/gen_f_wrappers.c defines:
+     TDM_F08_NONE        not known: Tandem defines none, and such calls pass
+                         through wherever the library does not call MPI_*
+     TDM_F08_ADDRESS     Open MPI 4.1: mpi_name_f08_, with the arguments of
+                         mpif.h's mpi_name_ (choice buffers by address)
+     TDM_F08_DESCRIPTOR  MPICH 4: mpi_name_f08ts_ for the calls with a choice
+                         buffer, which arrives as gfortran's array descriptor
+                         (wrappers/fortran.h), mpi_name_f08_ for the others,
+                         and a _large_ form of each for MPI_COUNT_KIND counts
+   In each, IERROR is optional: a NULL pointer when the call leaves it out. */
+#define TDM_F08_NONE 0
+#define TDM_F08_ADDRESS 1
+#define TDM_F08_DESCRIPTOR 2
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION <= 4
+#define TDM_F08 TDM_F08_ADDRESS
+#elif defined(MPICH_VERSION) && !defined(OPEN_MPI) && MPI_VERSION >= 4
+#define TDM_F08 TDM_F08_DESCRIPTOR
+#else
+#define TDM_F08 TDM_F08_NONE
+#endif
+
 /* The Fortran sentinels: addresses that a Fortran program passes for
    MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE,
-   MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY. Each returns 0 when the address is not
-   that sentinel or when the program has no Fortran MPI at all. */
+   MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY, through mpif.h, the mpi module or the
+   mpi_f08 module. Each returns 0 when the address is not that sentinel or
+   when the program has no Fortran MPI at all. */
 int tdm_impl_f_is_bottom(const void *address);
 int tdm_impl_f_is_in_place(const void *address);
 int tdm_impl_f_is_status_ignore(const MPI_Fint *address);

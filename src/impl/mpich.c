@@ -1,11 +1,17 @@
-/* MPICH (and its derivatives). Its Fortran bindings call MPI_*, so Tandem's C
-   entry points would see Fortran calls too; Tandem's own Fortran entry points
-   take precedence when the library is preloaded. The Fortran sentinels live
-   in the common blocks of mpif.h (and of the mpi module):
+/* MPICH (and its derivatives). Its mpif.h and mpi module bindings call
+   MPI_*, so Tandem's C entry points would see Fortran calls too; Tandem's own
+   Fortran entry points take precedence when the library is preloaded. Its
+   mpi_f08 bindings call MPI_* only for the calls with a choice buffer, and
+   PMPI_* for the others (MPI_Init and MPI_Wait among them). The Fortran
+   sentinels of mpif.h (and of the mpi module) live in its common blocks:
      COMMON /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
      COMMON /MPIPRIV2/ MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1), MPI_ERRCODES_IGNORE(1)
      COMMON /MPIFCMB5/ MPI_UNWEIGHTED
-     COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY */
+     COMMON /MPIFCMB9/ MPI_WEIGHTS_EMPTY
+   and those of mpi_f08 are variables: MPIR_F08_MPI_BOTTOM,
+   MPIR_F08_MPI_IN_PLACE and MPIR_F08_MPI_STATUS(ES)_IGNORE_OBJ of mpi.h, and
+   the module variables mpi_unweighted and mpi_weights_empty of libmpichfort's
+   mpi_f08_link_constants (gfortran's names below). */
 #include <mpi.h>
 
 #if defined(MPICH_VERSION) && !defined(OPEN_MPI)
@@ -16,6 +22,18 @@ extern MPI_Fint mpipriv1_[] __attribute__((weak));
 extern MPI_Fint mpipriv2_[] __attribute__((weak));
 extern MPI_Fint mpifcmb5_[] __attribute__((weak));
 extern MPI_Fint mpifcmb9_[] __attribute__((weak));
+extern MPI_Fint f08_unweighted __asm__("__mpi_f08_link_constants_MOD_mpi_unweighted")
+    __attribute__((weak));
+extern MPI_Fint f08_weights_empty __asm__("__mpi_f08_link_constants_MOD_mpi_weights_empty")
+    __attribute__((weak));
+
+/* mpi.h of MPICH 4 declares the sentinels of mpi_f08 (libmpich defines
+   them): whether 'address' is one of them. */
+#if MPI_VERSION >= 4
+#define F08_IS(address, object) ((const void *)(address) == (const void *)&(object))
+#else
+#define F08_IS(address, object) 0
+#endif
 
 const char *tdm_impl_family(void)
 {
@@ -27,34 +45,42 @@ int tdm_impl_check_process_mpi(char *msg, size_t size)
     return tdm_impl_check_marker("MPICH", "MPIR_Err_create_code", msg, size);
 }
 
+/* A program may use mpif.h (or the mpi module) and mpi_f08 both; the common
+   blocks and the module variables are absent (their address NULL) where it
+   has not linked that binding. */
 int tdm_impl_f_is_bottom(const void *address)
 {
-    return mpipriv1_ && address == (const void *)&mpipriv1_[0];
+    return (mpipriv1_ && address == (const void *)&mpipriv1_[0]) ||
+           F08_IS(address, MPIR_F08_MPI_BOTTOM);
 }
 
 int tdm_impl_f_is_in_place(const void *address)
 {
-    return mpipriv1_ && address == (const void *)&mpipriv1_[1];
+    return (mpipriv1_ && address == (const void *)&mpipriv1_[1]) ||
+           F08_IS(address, MPIR_F08_MPI_IN_PLACE);
 }
 
 int tdm_impl_f_is_status_ignore(const MPI_Fint *address)
 {
-    return mpipriv1_ && address == &mpipriv1_[2];
+    return (mpipriv1_ && address == &mpipriv1_[2]) ||
+           F08_IS(address, MPIR_F08_MPI_STATUS_IGNORE_OBJ);
 }
 
 int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address)
 {
-    return mpipriv2_ && address == &mpipriv2_[0];
+    return (mpipriv2_ && address == &mpipriv2_[0]) ||
+           F08_IS(address, MPIR_F08_MPI_STATUSES_IGNORE_OBJ[0]);
 }
 
 int tdm_impl_f_is_unweighted(const MPI_Fint *address)
 {
-    return mpifcmb5_ && address == mpifcmb5_;
+    return (mpifcmb5_ && address == mpifcmb5_) || (&f08_unweighted && address == &f08_unweighted);
 }
 
 int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
 {
-    return mpifcmb9_ && address == mpifcmb9_;
+    return (mpifcmb9_ && address == mpifcmb9_) ||
+           (&f08_weights_empty && address == &f08_weights_empty);
 }
 
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])

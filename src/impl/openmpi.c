@@ -1,6 +1,7 @@
 /* Open MPI. Its Fortran bindings call PMPI_* directly, so Fortran calls reach
    Tandem only through Tandem's own Fortran entry points; its Fortran sentinels
-   are common blocks named mpi_fortran_*_ (gfortran's mangling). */
+   are common blocks named mpi_fortran_*_ (gfortran's mangling), the same for
+   mpif.h, the mpi module and the mpi_f08 module. */
 #include <mpi.h>
 
 #if defined(OPEN_MPI)

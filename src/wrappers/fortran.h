@@ -3,6 +3,7 @@
 #define TDM_WRAPPERS_FORTRAN_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "impl/impl.h"
@@ -70,6 +71,52 @@ static inline const int *tdm_f_weights(const MPI_Fint *weights)
         return MPI_WEIGHTS_EMPTY;
     return (const int *)weights;
 }
+
+/* gfortran's array descriptor (GCC 8 and later): what a Fortran procedure
+   without BIND(C) receives for a TYPE(*), DIMENSION(..) dummy argument, and
+   so what MPICH's mpi_f08 passes to its mpi_name_f08ts_ entry points for a
+   choice buffer (impl/impl.h, TDM_F08_DESCRIPTOR). Element (i1, i2, ...) of
+   the array lies at base_addr + sum over d of (i_d - lower_bound) * stride *
+   span bytes; a scalar has rank 0. */
+#define TDM_F_MAX_RANK 15 /* Fortran 2008's */
+typedef struct {
+    void *base_addr;
+    size_t offset;
+    size_t elem_len; /* bytes of one element */
+    int version;
+    signed char rank;
+    signed char type;
+    signed short attribute;
+    ptrdiff_t span; /* bytes per unit of stride */
+    struct {
+        ptrdiff_t stride, lower_bound, upper_bound;
+    } dim[TDM_F_MAX_RANK];
+} tdm_f_array;
+
+/* The address of a choice buffer of MPICH's mpi_f08 (its first element), the
+   Fortran MPI_BOTTOM and MPI_IN_PLACE made the C ones. */
+static inline void *tdm_f08_buffer(const tdm_f_array *array)
+{
+    return tdm_f_buffer(array->base_addr);
+}
+
+/* Where MPICH's mpi_f08 makes a datatype for an array section passed as a
+   choice buffer with its 'count' and 'datatype' (every choice buffer
+   followed by them but the receive buffer of MPI_Reduce_scatter_block),
+   Tandem makes the same one: when 'array' is not contiguous, *datatype
+   becomes a new datatype of 'count' elements of *datatype laid out as the
+   section's first ones, and the call must pass a count of 1 (which MPICH
+   passes even where it could not make the datatype, *datatype then
+   unchanged). Returns whether the call must do so. Application thread. */
+int tdm_f08_subarray(const tdm_f_array *array, MPI_Count count, MPI_Datatype *datatype);
+
+/* Free a datatype of tdm_f08_subarray after its call, as the application's
+   MPI_Type_free would: after the collectives in flight that use it. */
+void tdm_f08_subarray_free(MPI_Datatype datatype);
+
+/* A Fortran CHARACTER argument of 'length' characters as a C string without
+   its trailing blanks, allocated (free it), or NULL without memory. */
+char *tdm_f_string(const char *chars, size_t length);
 
 /* The number of processes an array argument of 'comm' has an entry for: the
    size of 'comm', or its remote size for an inter-communicator. */
