@@ -47,7 +47,7 @@ static const char *thread_level_name(int level)
     }
 }
 
-static void print_configuration(int granted)
+static void print_configuration(int lang, int granted)
 {
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
@@ -63,6 +63,9 @@ static void print_configuration(int granted)
     tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
                  tdm_impl_family(), library, thread_level_name(granted),
                  tdm_active ? "active" : "pass-through");
+    if (lang == TDM_LANG_F08)
+        tdm_log_info("MPI initialised through the mpi_f08 module: its calls go through Tandem's "
+                     "mpi_f08 entry points");
     if (tdm_progress_running)
         tdm_log_info("eager limit: %lld bytes", tdm_eager_limit);
     if (tdm_progress_running && tdm_progress_cpu() >= 0)
@@ -86,7 +89,6 @@ static void print_configuration(int granted)
     }
 }
 
-/* The common part of both init hooks. 'required' is < 0 for MPI_Init. */
 /* TANDEM_STRICT=1: where any rank's configuration warned, every rank says
    its warnings and stops (the ranks agree first: their variables may
    differ). As for TANDEM_REQUIRE_THREADS, each finalizes and exits, which
@@ -107,7 +109,8 @@ static void stop_on_warnings(int warnings)
     exit(1);
 }
 
-static int start(int *argc, char ***argv, int required, int *provided)
+/* The common part of both init hooks. 'required' is < 0 for MPI_Init. */
+static int start(int lang, int *argc, char ***argv, int required, int *provided)
 {
     int rc, granted = MPI_THREAD_SINGLE;
     int disabled, threads;
@@ -184,20 +187,18 @@ static int start(int *argc, char ***argv, int required, int *provided)
         tdm_monitor_init();
     }
     if (verbose >= 1 && speaks)
-        print_configuration(granted);
+        print_configuration(lang, granted);
     return MPI_SUCCESS;
 }
 
 int tdm_hook_Init(int lang, int *argc, char ***argv)
 {
-    (void)lang;
-    return start(argc, argv, -1, NULL);
+    return start(lang, argc, argv, -1, NULL);
 }
 
 int tdm_hook_Init_thread(int lang, int *argc, char ***argv, int required, int *provided)
 {
-    (void)lang;
-    return start(argc, argv, required, provided);
+    return start(lang, argc, argv, required, provided);
 }
 
 int tdm_hook_Finalize(int lang)
