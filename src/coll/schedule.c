@@ -207,8 +207,8 @@ static coll_comm *finish_pending(pending_dup *p, MPI_Comm comm)
    and waiting for the others is safe: MPI_Init for MPI_COMM_WORLD, the
    constructor of any other communicator Tandem intercepts (coll/hooks.c),
    or, for MPI_Comm_idup and MPI_Comm_idup_with_info, a nonblocking
-   duplicate finished here. A communicator made otherwise (a constructor
-   called through mpi_f08) gets it on its first Tandem collective, which then
+   duplicate finished here. A communicator made otherwise (by a constructor
+   Tandem does not intercept) gets it on its first Tandem collective, which then
    waits for every rank (README, known issues). 'made' says that the call
    comes from where 'comm' was made: the private copy is then made with
    tdm_comm_copy, which leaves the MPI library's collective state of 'comm'
