@@ -9,8 +9,12 @@
  * what a thread counted survives its exit.
  *
  * Communicators and windows carry their translation table (rank -> world
- * rank) as an MPI attribute, built on first use. A communicator's record is
- * kept after MPI_Comm_free, for the per-communicator lines of the dump.
+ * rank) as an MPI attribute, built on first use. A communicator is listed
+ * for the per-communicator lines of the dump (and numbered, when it has no
+ * name) at its first collective call of the program, MPI_COMM_WORLD at
+ * MPI_Init: the communicators Tandem makes for itself (the duplicates its
+ * schedules post on) translate ranks but are never listed. A listed record
+ * is kept after MPI_Comm_free; the others go with their communicator.
  */
 #include "monitor/monitor.h"
 
@@ -193,8 +197,9 @@ void tdm_monitor_view_read(tdm_monitor_view *v, uint64_t *out)
 typedef struct comm_info {
     struct comm_info *next;
     MPI_Comm comm;
-    int freed;
-    int id;                     /* order of first use */
+    int listed;                 /* in 'comms': it had a collective of the program */
+    int freed;                  /* listed, then freed: the name is the last it had */
+    int id;                     /* listed: order of listing (MPI_COMM_WORLD 0) */
     int peers, *peer_world;     /* p2p peers: the remote group of an inter-communicator */
     int members, *member_world; /* the local group */
     char name[MPI_MAX_OBJECT_NAME];
@@ -206,7 +211,7 @@ typedef struct {
 } win_info;
 
 static pthread_mutex_t objects_lock = PTHREAD_MUTEX_INITIALIZER;
-static comm_info *comms, **comms_tail = &comms;
+static comm_info *comms, **comms_tail = &comms; /* the listed ones, in order */
 static int comm_count;
 static int comm_keyval = MPI_KEYVAL_INVALID, win_keyval = MPI_KEYVAL_INVALID;
 static int shutting_down;
@@ -243,16 +248,30 @@ static void refresh_name(comm_info *info)
         snprintf(info->name, sizeof info->name, "MPI COMMUNICATOR %d", info->id);
 }
 
+static void free_comm_info(comm_info *info)
+{
+    if (info->peer_world != info->member_world)
+        free(info->peer_world);
+    free(info->member_world);
+    free(info);
+}
+
+/* A listed record keeps the name the communicator had (the dump comes
+   later); one that was never listed goes with it. */
 static int comm_deleted(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm;
     (void)keyval;
     (void)extra;
     comm_info *info = value;
-    if (!shutting_down) {
+    pthread_mutex_lock(&objects_lock);
+    if (!info->listed) {
+        free_comm_info(info);
+    } else if (!shutting_down) {
         refresh_name(info);
         info->freed = 1;
     }
+    pthread_mutex_unlock(&objects_lock);
     return MPI_SUCCESS;
 }
 
@@ -290,10 +309,7 @@ static comm_info *new_comm_info(MPI_Comm comm)
         info->peer_world = info->member_world;
     }
     if (!info->member_world || !info->peer_world) {
-        if (info->peer_world != info->member_world)
-            free(info->peer_world);
-        free(info->member_world);
-        free(info);
+        free_comm_info(info);
         return NULL;
     }
     return info;
@@ -311,13 +327,27 @@ static comm_info *comm_info_of(MPI_Comm comm)
     pthread_mutex_lock(&objects_lock);
     if (PMPI_Comm_get_attr(comm, comm_keyval, &info, &flag) != MPI_SUCCESS || !flag) {
         info = new_comm_info(comm);
-        if (info) {
-            info->id = comm_count++;
-            refresh_name(info);
-            *comms_tail = info;
-            comms_tail = &info->next;
+        if (info)
             PMPI_Comm_set_attr(comm, comm_keyval, info);
-        }
+    }
+    pthread_mutex_unlock(&objects_lock);
+    return info;
+}
+
+/* The record of 'comm', listed for the dump if it was not yet: the program
+   called a collective on it (or it is MPI_COMM_WORLD). */
+static comm_info *listed_comm_info_of(MPI_Comm comm)
+{
+    comm_info *info = comm_info_of(comm);
+    if (!info || __atomic_load_n(&info->listed, __ATOMIC_ACQUIRE))
+        return info;
+    pthread_mutex_lock(&objects_lock);
+    if (!info->listed) {
+        info->id = comm_count++;
+        refresh_name(info);
+        *comms_tail = info;
+        comms_tail = &info->next;
+        __atomic_store_n(&info->listed, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&objects_lock);
     return info;
@@ -354,7 +384,7 @@ void tdm_monitor_received(const MPI_Status *status, MPI_Comm comm)
 
 void tdm_monitor_coll(MPI_Comm comm, int shape, uint64_t total)
 {
-    comm_info *info = comm_info_of(comm);
+    comm_info *info = listed_comm_info_of(comm);
     if (!info)
         return;
     __atomic_add_fetch(&info->operations[shape], 1, __ATOMIC_RELAXED);
@@ -667,7 +697,7 @@ void tdm_monitor_init(void)
     monitor_ready = 1;
     if (TDM_CONFIG_NUMBER(MONITOR) &&
         tdm_monitor_view_init(&run_view, n, NULL, NULL, NULL) == MPI_SUCCESS) {
-        comm_info_of(MPI_COMM_WORLD); /* its line comes first, as in Open MPI's files */
+        listed_comm_info_of(MPI_COMM_WORLD); /* its line comes first, as in Open MPI's files */
         tdm_monitor_view_start(&run_view);
     }
 }

@@ -139,7 +139,8 @@ void tdm_monitor_view_read(tdm_monitor_view *v, uint64_t *out);
 int tdm_monitor_world_size(void);
 
 /* Per-communicator collective counts, for the dump: calls 'fn' once per
-   communicator Tandem has seen a collective on (freed ones included). */
+   communicator listed (MPI_COMM_WORLD and each one the program called a
+   collective on, freed ones included; never one of Tandem's own). */
 typedef struct {
     const char *name;
     int size;

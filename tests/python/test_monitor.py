@@ -284,3 +284,22 @@ def test_shared_memory_collectives_are_recorded_as_their_readers(build, tmp_path
     counters = [r["counters"]["coll_internal"] for r in job["ranks"]]
     assert [c["messages"] for c in counters] == [[0, 450], [450, 0]]
     assert [c["bytes"] for c in counters] == [[0, 450 * 12000], [450 * 12000, 0]]
+
+
+@pytest.mark.parametrize("coll", ["native", "tandem"])
+def test_only_the_programs_communicators_are_listed(build, tmp_path, coll):
+    """Tandem's own communicators (the duplicates its schedules post on) never
+    appear: monitor_traffic makes one communicator besides MPI_COMM_WORLD, the
+    reversed one, and calls an allreduce on it; in the .prof D lines and in the
+    job file each rank lists these two, whoever ran the collectives."""
+    env = {"TANDEM_COLL": coll, "TANDEM_COLL_BLOCKING": coll, "TANDEM_PROGRESS": "proxy"}
+    prefix = monitored(build, 2, "all", tmp_path, **env)
+    job = json.loads(Path(f"{prefix}.json").read_text())
+    for rank, entry in enumerate(job["ranks"]):
+        listed = [(c["name"], c["procs"]) for c in entry["communicators"]]
+        assert listed == [("MPI_COMM_WORLD", [0, 1]), ("MPI COMMUNICATOR 1", [1, 0])]
+        assert entry["communicators"][1]["all_to_all"] == {"operations": 1, "bytes": 16}
+        assert [line.split("\t")[1] for line in lines(prefix, rank, "D")] == [
+            "MPI_COMM_WORLD",
+            "MPI COMMUNICATOR 1",
+        ]
