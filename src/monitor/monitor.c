@@ -444,12 +444,15 @@ void tdm_monitor_each_comm(void (*fn)(const tdm_monitor_comm_summary *, void *),
 /* ------------------------------------------------- point-to-point requests */
 
 /* A request whose traffic is recorded later: a receive when it completes, a
-   persistent send each time it starts. Chained hash on the handle's bits. */
+   persistent send each time it starts; or a message a matched probe
+   returned, whose receive is recorded with its communicator. Chained hash
+   on the handle's bits (a live message and a live request never share them:
+   MPICH's messages are requests, Open MPI's handles are pointers). */
 typedef struct entry {
     struct entry *next;
     uint64_t key;
-    int receive, persistent;
-    MPI_Comm comm;  /* receive: translates the status's source */
+    int receive, persistent, message;
+    MPI_Comm comm;  /* receive, message: translates the status's source */
     int peer;       /* send: world rank of the destination */
     uint64_t bytes; /* send */
 } entry;
@@ -459,11 +462,16 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table[BUCKETS];
 static int table_entries, table_receives;
 
-static uint64_t key_of(MPI_Request request)
+static uint64_t key_of_handle(const void *handle, size_t size)
 {
     uint64_t key = 0;
-    memcpy(&key, &request, sizeof request < sizeof key ? sizeof request : sizeof key);
+    memcpy(&key, handle, size < sizeof key ? size : sizeof key);
     return key;
+}
+
+static uint64_t key_of(MPI_Request request)
+{
+    return key_of_handle(&request, sizeof request);
 }
 
 static entry **slot_of(uint64_t key)
@@ -488,9 +496,8 @@ static void unlink_entry(entry **at)
     spare = e;
 }
 
-static void remember(MPI_Request request, const entry *proto)
+static void remember(uint64_t key, const entry *proto)
 {
-    uint64_t key = key_of(request);
     pthread_mutex_lock(&table_lock);
     entry *e = spare;
     if (e)
@@ -519,7 +526,7 @@ int tdm_monitor_receives_pending(void)
 void tdm_monitor_posted_recv(MPI_Request request, MPI_Comm comm, int persistent)
 {
     entry e = {.receive = 1, .persistent = persistent, .comm = comm};
-    remember(request, &e);
+    remember(key_of(request), &e);
 }
 
 void tdm_monitor_posted_send(MPI_Request request, MPI_Count count, MPI_Datatype type, int dest,
@@ -528,12 +535,36 @@ void tdm_monitor_posted_send(MPI_Request request, MPI_Count count, MPI_Datatype 
     entry e = {.persistent = 1,
                .peer = tdm_monitor_world_rank(comm, dest),
                .bytes = tdm_monitor_bytes(count, type)};
-    remember(request, &e);
+    remember(key_of(request), &e);
 }
 
 static int table_empty(void)
 {
     return __atomic_load_n(&table_entries, __ATOMIC_RELAXED) == 0;
+}
+
+void tdm_monitor_matched(MPI_Message message, MPI_Comm comm)
+{
+    if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+        return; /* nothing to receive, or nothing from anyone */
+    entry e = {.message = 1, .comm = comm};
+    remember(key_of_handle(&message, sizeof message), &e);
+}
+
+int tdm_monitor_take_message(MPI_Message message, MPI_Comm *comm)
+{
+    if (table_empty() || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    entry **at = slot_of(key_of_handle(&message, sizeof message));
+    if (*at && (*at)->message) {
+        *comm = (*at)->comm;
+        unlink_entry(at);
+        found = 1;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
 }
 
 void tdm_monitor_started(MPI_Request request)
@@ -545,7 +576,7 @@ void tdm_monitor_started(MPI_Request request)
     pthread_mutex_lock(&table_lock);
     if (table_entries > 0) {
         entry *e = *slot_of(key_of(request));
-        if (e && !e->receive) {
+        if (e && !e->receive && !e->message) {
             peer = e->peer;
             bytes = e->bytes;
         }

@@ -90,6 +90,16 @@ void tdm_monitor_posted_send(MPI_Request request, MPI_Count count, MPI_Datatype 
 void tdm_monitor_started(MPI_Request request);
 void tdm_monitor_freed(MPI_Request request);
 
+/* Matched probes: MPI_Mprobe or MPI_Improbe returned 'message', matched on
+   'comm' (nothing for MPI_MESSAGE_NO_PROC); it is remembered until its
+   MPI_Mrecv or MPI_Imrecv, which takes it back before the call (the call
+   sets the handle to MPI_MESSAGE_NULL): tdm_monitor_take_message returns
+   whether it was remembered, with its communicator. A message is
+   remembered while monitoring records, and taken back even after it
+   stopped. Any thread. */
+void tdm_monitor_matched(MPI_Message message, MPI_Comm comm);
+int tdm_monitor_take_message(MPI_Message message, MPI_Comm *comm);
+
 /* Nonzero while some receive request is remembered: the completion calls
    then take the slow path that reports statuses. */
 int tdm_monitor_receives_pending(void);

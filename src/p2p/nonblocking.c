@@ -79,16 +79,20 @@ static void monitor_recv_init(MPI_Request request, MPI_Count count, MPI_Datatype
         return rc;                                                                                \
     }
 
-/* Imrecv: the message does not tell its communicator, so monitoring cannot
-   name the source; it is not recorded (see the README's known issues). */
+/* Imrecv: the message does not tell its communicator; its probe remembered
+   it (matched.c), to be taken back before the call clears the handle. */
 #define TDM_IMRECV_HOOK(name, COUNT)                                             \
     int tdm_hook_##name(int lang, void *buf, COUNT count, MPI_Datatype datatype, \
                         MPI_Message *message, MPI_Request *request)              \
     {                                                                            \
         (void)lang;                                                              \
+        MPI_Comm comm;                                                           \
+        int known = tdm_monitor_take_message(*message, &comm);                   \
         int rc = PMPI_##name(buf, count, datatype, message, request);            \
         if (rc == MPI_SUCCESS && tdm_progress_running)                           \
             started(request, bytes_of(count, datatype));                         \
+        if (rc == MPI_SUCCESS && known && tdm_monitor_on())                      \
+            tdm_monitor_posted_recv(*request, comm, 0);                          \
         return rc;                                                               \
     }
 

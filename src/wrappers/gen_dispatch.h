@@ -610,9 +610,9 @@ static inline int tdm_dispatch_Mrecv(int lang, void *buf, int count, MPI_Datatyp
     TDM_TRACE_CALL("MPI_Mrecv", lang);
     tdm_progress_touch();
     if (tdm_request_outstanding() == 0)
-        return PMPI_Mrecv(buf, count, datatype, message, status);
+        return tdm_hook_Mrecv(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Mrecv(buf, count, datatype, message, status);
+    int rc = tdm_hook_Mrecv(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -625,9 +625,9 @@ static inline int tdm_dispatch_Mrecv_c(int lang, void *buf, MPI_Count count, MPI
     TDM_TRACE_CALL("MPI_Mrecv_c", lang);
     tdm_progress_touch();
     if (tdm_request_outstanding() == 0)
-        return PMPI_Mrecv_c(buf, count, datatype, message, status);
+        return tdm_hook_Mrecv_c(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Mrecv_c(buf, count, datatype, message, status);
+    int rc = tdm_hook_Mrecv_c(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -663,9 +663,9 @@ static inline int tdm_dispatch_Mprobe(int lang, int source, int tag, MPI_Comm co
     TDM_TRACE_CALL("MPI_Mprobe", lang);
     tdm_progress_touch();
     if (tdm_request_outstanding() == 0)
-        return PMPI_Mprobe(source, tag, comm, message, status);
+        return tdm_hook_Mprobe(lang, source, tag, comm, message, status);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Mprobe(source, tag, comm, message, status);
+    int rc = tdm_hook_Mprobe(lang, source, tag, comm, message, status);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -676,7 +676,7 @@ static inline int tdm_dispatch_Improbe(int lang, int source, int tag, MPI_Comm c
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     TDM_TRACE_CALL("MPI_Improbe", lang);
     tdm_progress_touch();
-    return PMPI_Improbe(source, tag, comm, flag, message, status);
+    return tdm_hook_Improbe(lang, source, tag, comm, flag, message, status);
 }
 
 static inline int tdm_dispatch_File_iread(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)

@@ -90,6 +90,12 @@ int tdm_hook_Sendrecv_replace(int lang, void *buf, int count, MPI_Datatype datat
 #if MPI_VERSION >= 4
 int tdm_hook_Sendrecv_replace_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 #endif
+int tdm_hook_Mrecv(int lang, void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+#if MPI_VERSION >= 4
+int tdm_hook_Mrecv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+#endif
+int tdm_hook_Mprobe(int lang, int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int tdm_hook_Improbe(int lang, int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
 int tdm_hook_File_iread(int lang, MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_File_iread_c(int lang, MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request);

@@ -4,8 +4,12 @@
  * variables beside the MPI library's own, bound to a communicator whose ranks
  * run backwards (values come in its rank order). Two handles on one variable
  * are started together and stopped apart: each keeps its own count. Every
- * value is checked against the traffic the program made.
+ * value is checked against the traffic the program made. Then two threads
+ * receive through matched probes at once: each receive is recorded, with its
+ * source.
  */
+#include <pthread.h>
+
 #include "tandem.h"
 #include "testlib.h"
 
@@ -165,12 +169,88 @@ static void check_mpi_t(int rank, int size, int left, int right)
     free(values);
 }
 
+/* Matched probes from THREADS threads at once: each sends ROUNDS messages to
+   the right and receives those from the left under tags of its own, found
+   with MPI_Improbe, half received with MPI_Mrecv, half with MPI_Imrecv. (Not
+   MPI_Mprobe: while a thread blocks in the MPI library, Tandem's progress
+   thread leaves the proxied requests alone, and the other thread's wait for
+   one would never end.) */
+enum { THREADS = 2, ROUNDS = 50 };
+
+typedef struct {
+    int thread, left, right;
+    int failures; /* MPI calls that failed (tlog is for the main thread) */
+} matcher;
+
+static int matched_bytes(int thread, int round)
+{
+    return 100 * (thread + 1) + round;
+}
+
+static void *match(void *arg)
+{
+    matcher *m = arg;
+    char out[1000] = {0}, in[1000];
+    for (int round = 0; round < ROUNDS; round++) {
+        int tag = 100 + m->thread, found = 0, bytes = matched_bytes(m->thread, round);
+        MPI_Message message;
+        MPI_Request sent, received;
+        m->failures += MPI_Isend(out, bytes, MPI_CHAR, m->right, tag, MPI_COMM_WORLD, &sent) != 0;
+        while (!found && m->failures == 0)
+            m->failures +=
+                MPI_Improbe(m->left, tag, MPI_COMM_WORLD, &found, &message, MPI_STATUS_IGNORE) != 0;
+        if (round % 2 == 0) {
+            m->failures += MPI_Mrecv(in, bytes, MPI_CHAR, &message, MPI_STATUS_IGNORE) != 0;
+        } else {
+            m->failures += MPI_Imrecv(in, bytes, MPI_CHAR, &message, &received) != 0;
+            m->failures += MPI_Wait(&received, MPI_STATUS_IGNORE) != 0;
+        }
+        m->failures += MPI_Wait(&sent, MPI_STATUS_IGNORE) != 0;
+    }
+    return NULL;
+}
+
+static void check_matched_threads(int size, int left, int right)
+{
+    matcher m[THREADS];
+    pthread_t threads[THREADS];
+    unsigned long long want = 0;
+    check_mpi(tandem_monitor_reset());
+    check_mpi(tandem_monitor_start());
+    for (int t = 0; t < THREADS; t++) {
+        m[t] = (matcher){t, left, right, 0};
+        check(pthread_create(&threads[t], NULL, match, &m[t]) == 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(threads[t], NULL);
+        check(m[t].failures == 0);
+        for (int round = 0; round < ROUNDS; round++)
+            want += (unsigned long long)matched_bytes(t, round);
+    }
+    check_mpi(tandem_monitor_stop());
+    unsigned long long *msgs = calloc((size_t)size, sizeof *msgs);
+    unsigned long long *bytes = calloc((size_t)size, sizeof *bytes);
+    check_mpi(tandem_monitor_read(TANDEM_MONITOR_P2P_RECV, msgs, bytes, NULL));
+    tlog("matched probes, %d threads: received from %d: %llu messages, %llu bytes", THREADS, left,
+         msgs[left], bytes[left]);
+    check(msgs[left] == THREADS * ROUNDS && bytes[left] == want);
+    free(msgs);
+    free(bytes);
+}
+
 int main(int argc, char **argv)
 {
-    int rank, size, left, right;
-    tinit(&argc, &argv, &rank, &size, &left, &right);
+    int rank, size, provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
     check_c_api(rank, size, left, right);
     check_mpi_t(rank, size, left, right);
+    if (provided == MPI_THREAD_MULTIPLE)
+        check_matched_threads(size, left, right);
+    else
+        tlog("matched probes: no MPI_THREAD_MULTIPLE");
     int rc = tfinish();
     MPI_Finalize();
     return rc;

@@ -3,8 +3,9 @@
  * under Open MPI's own monitoring and under Tandem's:
  *
  *   monitor_traffic p2p   a ring with mixed sizes (0 B to 1 MiB) through every
- *                         kind of send and receive, wildcards, self-messages;
- *                         no collective, not even inside MPI_Comm_split
+ *                         kind of send and receive (matched probes and
+ *                         receives too), wildcards, self-messages; no
+ *                         collective, not even inside MPI_Comm_split
  *   monitor_traffic all   the same with persistent sends (2 x 2400 bytes to
  *                         the right), then a ring on a sub-communicator whose
  *                         ranks run backwards, alltoall, bcast, reduce,
@@ -55,6 +56,25 @@ static void ring(MPI_Comm comm, char *out, char *in, int persistent)
     MPI_Wait(&sync, MPI_STATUS_IGNORE);
     MPI_Send(out, 17, MPI_CHAR, right, 71, comm);
     MPI_Recv(in, 17, MPI_CHAR, left, 71, comm, MPI_STATUS_IGNORE);
+    /* Matched probes: a wildcard MPI_Mprobe then MPI_Mrecv, the status
+       ignored; MPI_Improbe until the message is there, then MPI_Imrecv; and
+       MPI_PROC_NULL's MPI_MESSAGE_NO_PROC, which receives nothing. */
+    MPI_Message message;
+    MPI_Request sent, received;
+    MPI_Status status;
+    int found = 0;
+    MPI_Isend(out, 2000, MPI_CHAR, right, 80, comm, &sent);
+    MPI_Mprobe(MPI_ANY_SOURCE, 80, comm, &message, MPI_STATUS_IGNORE);
+    MPI_Mrecv(in, 2000, MPI_CHAR, &message, MPI_STATUS_IGNORE);
+    MPI_Wait(&sent, MPI_STATUS_IGNORE);
+    MPI_Isend(out, 70000, MPI_CHAR, right, 81, comm, &sent);
+    while (!found)
+        MPI_Improbe(left, 81, comm, &found, &message, &status);
+    MPI_Imrecv(in, 70000, MPI_CHAR, &message, &received);
+    MPI_Wait(&received, MPI_STATUS_IGNORE);
+    MPI_Wait(&sent, MPI_STATUS_IGNORE);
+    MPI_Mprobe(MPI_PROC_NULL, 82, comm, &message, &status);
+    MPI_Mrecv(in, 5, MPI_CHAR, &message, &status);
 }
 
 int main(int argc, char **argv)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import build_for, program_path, tandem_cli
+from conftest import FAMILIES, ROOT, build_for, program_path, tandem_cli
 from tandem.launch import launch_command, launcher_environment
 
 OPEN_MPI_MONITORING = [
@@ -303,3 +304,30 @@ def test_only_the_programs_communicators_are_listed(build, tmp_path, coll):
             "MPI_COMM_WORLD",
             "MPI COMMUNICATOR 1",
         ]
+
+
+def test_mpi4py_matched_receives_are_recorded(build, tmp_path):
+    """mpi4py receives a pickled object through a matched probe (MPI_Mprobe or
+    MPI_Improbe, then MPI_Mrecv or MPI_Imrecv), and so do its pkl5 helpers for
+    each buffer: the receive matrix is the transposed send matrix, in
+    messages and bytes, on MPI_COMM_WORLD and on a communicator whose ranks
+    run backwards (tests/python/mpi4py_matched.py)."""
+    mpi4py = ROOT / "build" / "mpi4py" / FAMILIES[build.family]
+    assert (mpi4py / "mpi4py").is_dir(), f"{mpi4py} has no mpi4py: run `make mpi4py`"
+    prefix = tmp_path / "py"
+    env = {
+        "PYTHONPATH": str(mpi4py),
+        "TANDEM_MONITOR": "1",
+        "TANDEM_MONITOR_OUTPUT": str(prefix),
+    }
+    script = str(ROOT / "tests" / "python" / "mpi4py_matched.py")
+    result = run(build, 2, [sys.executable, script], tmp_path, env)
+    assert "mpi4py_matched: done" in result.stdout
+    counters = [r["counters"] for r in json.loads(Path(f"{prefix}.json").read_text())["ranks"]]
+    for field in ("messages", "bytes"):
+        sent = [c["p2p_send"][field] for c in counters]
+        received = [c["p2p_recv"][field] for c in counters]
+        assert sent == [list(row) for row in zip(*received)], field
+    # rank 0 sends rank 1 two pickles, a pkl5 header, pickle and two buffers,
+    # over each communicator, and three pickles on either.
+    assert counters[0]["p2p_send"]["messages"] == [0, 2 * (3 + 2 * 4)]
