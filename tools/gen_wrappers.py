@@ -196,16 +196,32 @@ def gen_dispatch(functions: list[Function]) -> str:
                 f'    TDM_TRACE_CALL("{f.name}", lang);',
                 "    tdm_progress_touch();",
             ]
-            if "monitor" in f.flags:
-                body += [
-                    "    if (TDM_UNLIKELY(tdm_monitor_on()))",
-                    f"        tdm_monitor_{f.short}({call_args});",
-                ]
             if "hook" in f.flags:
                 call = f"tdm_hook_{f.short}(lang{', ' if f.params else ''}{call_args})"
             else:
                 call = f"P{f.name}({call_args})"
-            if "blocking" in f.flags:
+            if "monitor" in f.flags:
+                # Recorded once the call returned: a collective's record
+                # needs to know whether Tandem or the MPI library ran it.
+                if "blocking" in f.flags:
+                    body += [
+                        "    int rc;",
+                        "    if (tdm_request_outstanding() == 0) {",
+                        f"        rc = {call};",
+                        "    } else {",
+                        "        tdm_progress_blocking_enter();",
+                        f"        rc = {call};",
+                        "        tdm_progress_blocking_leave();",
+                        "    }",
+                    ]
+                else:
+                    body.append(f"    int rc = {call};")
+                body += [
+                    "    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))",
+                    f"        tdm_monitor_{f.short}({call_args});",
+                    "    return rc;",
+                ]
+            elif "blocking" in f.flags:
                 body += [
                     "    if (tdm_request_outstanding() == 0)",
                     f"        return {call};",
@@ -240,8 +256,8 @@ def gen_hooks(functions: list[Function]) -> str:
         wrap_guard(out, guard, [f"int tdm_hook_{f.short}({inner});"])
     out += [
         "",
-        "/* Monitoring (src/monitor/record.c): called before the call while",
-        "   monitoring records, with the call's arguments. */",
+        "/* Monitoring (src/monitor/record.c): called with the call's arguments",
+        "   once it returned MPI_SUCCESS, while monitoring records. */",
     ]
     for f, guard in c_variants(functions):
         if "monitor" not in f.flags:

@@ -1,8 +1,9 @@
 /*
  * What each monitored MPI call records. The dispatchers call tdm_monitor_Name
- * with the call's arguments before the call while monitoring records; the
- * blocking receives record in their hooks (src/p2p/blocking.c), because the
- * size and source come from the status.
+ * with the call's arguments once the call returned MPI_SUCCESS, while
+ * monitoring records (a call that failed moved nothing to count); the
+ * receives record in their hooks (src/p2p/), because the size and source
+ * come from the status.
  *
  * Collectives record the "logical" volume per call the way Open MPI's coll
  * monitoring does: a rooted one-to-all call (bcast, scatter) on its root, for

@@ -383,13 +383,16 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -400,13 +403,16 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Send_c(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -417,13 +423,16 @@ static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_D
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bsend(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -434,13 +443,16 @@ static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count coun
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bsend_c(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -451,13 +463,16 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -468,13 +483,16 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ssend_c(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -485,13 +503,16 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -502,13 +523,16 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rsend_c(buf, count, datatype, dest, tag, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -685,9 +709,10 @@ static inline int tdm_dispatch_File_iread(int lang, MPI_File fh, void *buf, int 
         return PMPI_File_iread(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iread(lang, fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread(fh, buf, count, datatype, request);
-    return tdm_hook_File_iread(lang, fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -697,9 +722,10 @@ static inline int tdm_dispatch_File_iread_c(int lang, MPI_File fh, void *buf, MP
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iread_c(lang, fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_c(fh, buf, count, datatype, request);
-    return tdm_hook_File_iread_c(lang, fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -709,9 +735,10 @@ static inline int tdm_dispatch_File_iwrite(int lang, MPI_File fh, const void *bu
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iwrite(lang, fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite(fh, buf, count, datatype, request);
-    return tdm_hook_File_iwrite(lang, fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -721,9 +748,10 @@ static inline int tdm_dispatch_File_iwrite_c(int lang, MPI_File fh, const void *
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iwrite_c(lang, fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_c(fh, buf, count, datatype, request);
-    return tdm_hook_File_iwrite_c(lang, fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -733,9 +761,10 @@ static inline int tdm_dispatch_File_iread_at(int lang, MPI_File fh, MPI_Offset o
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iread_at(lang, fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at(fh, offset, buf, count, datatype, request);
-    return tdm_hook_File_iread_at(lang, fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -745,9 +774,10 @@ static inline int tdm_dispatch_File_iread_at_c(int lang, MPI_File fh, MPI_Offset
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iread_at_c(lang, fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_c(fh, offset, buf, count, datatype, request);
-    return tdm_hook_File_iread_at_c(lang, fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -757,9 +787,10 @@ static inline int tdm_dispatch_File_iwrite_at(int lang, MPI_File fh, MPI_Offset 
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iwrite_at(lang, fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at(fh, offset, buf, count, datatype, request);
-    return tdm_hook_File_iwrite_at(lang, fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -769,9 +800,10 @@ static inline int tdm_dispatch_File_iwrite_at_c(int lang, MPI_File fh, MPI_Offse
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_File_iwrite_at_c(lang, fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
-    return tdm_hook_File_iwrite_at_c(lang, fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -781,9 +813,10 @@ static inline int tdm_dispatch_File_iread_all(int lang, MPI_File fh, void *buf, 
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_all(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_all(fh, buf, count, datatype, request);
-    return PMPI_File_iread_all(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -793,9 +826,10 @@ static inline int tdm_dispatch_File_iread_all_c(int lang, MPI_File fh, void *buf
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_all_c(fh, buf, count, datatype, request);
-    return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -805,9 +839,10 @@ static inline int tdm_dispatch_File_iwrite_all(int lang, MPI_File fh, const void
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_all(fh, buf, count, datatype, request);
-    return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -817,9 +852,10 @@ static inline int tdm_dispatch_File_iwrite_all_c(int lang, MPI_File fh, const vo
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_all_c(fh, buf, count, datatype, request);
-    return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -829,9 +865,10 @@ static inline int tdm_dispatch_File_iread_at_all(int lang, MPI_File fh, MPI_Offs
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_all(fh, offset, buf, count, datatype, request);
-    return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -841,9 +878,10 @@ static inline int tdm_dispatch_File_iread_at_all_c(int lang, MPI_File fh, MPI_Of
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_at_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
-    return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -853,9 +891,10 @@ static inline int tdm_dispatch_File_iwrite_at_all(int lang, MPI_File fh, MPI_Off
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-    return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -865,9 +904,10 @@ static inline int tdm_dispatch_File_iwrite_at_all_c(int lang, MPI_File fh, MPI_O
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_at_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
-    return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -877,9 +917,10 @@ static inline int tdm_dispatch_File_iread_shared(int lang, MPI_File fh, void *bu
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_shared(fh, buf, count, datatype, request);
-    return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -889,9 +930,10 @@ static inline int tdm_dispatch_File_iread_shared_c(int lang, MPI_File fh, void *
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iread_shared_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iread_shared_c(fh, buf, count, datatype, request);
-    return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -901,9 +943,10 @@ static inline int tdm_dispatch_File_iwrite_shared(int lang, MPI_File fh, const v
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_shared(fh, buf, count, datatype, request);
-    return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -913,9 +956,10 @@ static inline int tdm_dispatch_File_iwrite_shared_c(int lang, MPI_File fh, const
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     TDM_TRACE_CALL("MPI_File_iwrite_shared_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_iwrite_shared_c(fh, buf, count, datatype, request);
-    return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
+    return rc;
 }
 
 #endif
@@ -925,9 +969,10 @@ static inline int tdm_dispatch_File_read(int lang, MPI_File fh, void *buf, int c
         return PMPI_File_read(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read(fh, buf, count, datatype, status);
-    return PMPI_File_read(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -937,9 +982,10 @@ static inline int tdm_dispatch_File_read_c(int lang, MPI_File fh, void *buf, MPI
         return PMPI_File_read_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_c(fh, buf, count, datatype, status);
-    return PMPI_File_read_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -949,9 +995,10 @@ static inline int tdm_dispatch_File_write(int lang, MPI_File fh, const void *buf
         return PMPI_File_write(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write(fh, buf, count, datatype, status);
-    return PMPI_File_write(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -961,9 +1008,10 @@ static inline int tdm_dispatch_File_write_c(int lang, MPI_File fh, const void *b
         return PMPI_File_write_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_c(fh, buf, count, datatype, status);
-    return PMPI_File_write_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -973,9 +1021,10 @@ static inline int tdm_dispatch_File_read_at(int lang, MPI_File fh, MPI_Offset of
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at(fh, offset, buf, count, datatype, status);
-    return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -985,9 +1034,10 @@ static inline int tdm_dispatch_File_read_at_c(int lang, MPI_File fh, MPI_Offset 
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_c(fh, offset, buf, count, datatype, status);
-    return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -997,9 +1047,10 @@ static inline int tdm_dispatch_File_write_at(int lang, MPI_File fh, MPI_Offset o
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at(fh, offset, buf, count, datatype, status);
-    return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1009,9 +1060,10 @@ static inline int tdm_dispatch_File_write_at_c(int lang, MPI_File fh, MPI_Offset
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_c(fh, offset, buf, count, datatype, status);
-    return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1021,9 +1073,10 @@ static inline int tdm_dispatch_File_read_all(int lang, MPI_File fh, void *buf, i
         return PMPI_File_read_all(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_all(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_all(fh, buf, count, datatype, status);
-    return PMPI_File_read_all(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1033,9 +1086,10 @@ static inline int tdm_dispatch_File_read_all_c(int lang, MPI_File fh, void *buf,
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_all_c(fh, buf, count, datatype, status);
-    return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1045,9 +1099,10 @@ static inline int tdm_dispatch_File_write_all(int lang, MPI_File fh, const void 
         return PMPI_File_write_all(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_all(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_all(fh, buf, count, datatype, status);
-    return PMPI_File_write_all(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1057,9 +1112,10 @@ static inline int tdm_dispatch_File_write_all_c(int lang, MPI_File fh, const voi
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_all_c(fh, buf, count, datatype, status);
-    return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1069,9 +1125,10 @@ static inline int tdm_dispatch_File_read_at_all(int lang, MPI_File fh, MPI_Offse
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_all(fh, offset, buf, count, datatype, status);
-    return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1081,9 +1138,10 @@ static inline int tdm_dispatch_File_read_at_all_c(int lang, MPI_File fh, MPI_Off
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_at_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_at_all_c(fh, offset, buf, count, datatype, status);
-    return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1093,9 +1151,10 @@ static inline int tdm_dispatch_File_write_at_all(int lang, MPI_File fh, MPI_Offs
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_all", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_all(fh, offset, buf, count, datatype, status);
-    return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1105,9 +1164,10 @@ static inline int tdm_dispatch_File_write_at_all_c(int lang, MPI_File fh, MPI_Of
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_at_all_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_at_all_c(fh, offset, buf, count, datatype, status);
-    return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1117,9 +1177,10 @@ static inline int tdm_dispatch_File_read_shared(int lang, MPI_File fh, void *buf
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_shared", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_shared(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_shared(fh, buf, count, datatype, status);
-    return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1129,9 +1190,10 @@ static inline int tdm_dispatch_File_read_shared_c(int lang, MPI_File fh, void *b
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_shared_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_shared_c(fh, buf, count, datatype, status);
-    return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1141,9 +1203,10 @@ static inline int tdm_dispatch_File_write_shared(int lang, MPI_File fh, const vo
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_shared", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_shared(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_shared(fh, buf, count, datatype, status);
-    return PMPI_File_write_shared(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1153,9 +1216,10 @@ static inline int tdm_dispatch_File_write_shared_c(int lang, MPI_File fh, const 
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_shared_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_shared_c(fh, buf, count, datatype, status);
-    return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1165,9 +1229,10 @@ static inline int tdm_dispatch_File_read_ordered(int lang, MPI_File fh, void *bu
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_ordered", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_ordered(fh, buf, count, datatype, status);
-    return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1177,9 +1242,10 @@ static inline int tdm_dispatch_File_read_ordered_c(int lang, MPI_File fh, void *
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_read_ordered_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_read_ordered_c(fh, buf, count, datatype, status);
-    return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1189,9 +1255,10 @@ static inline int tdm_dispatch_File_write_ordered(int lang, MPI_File fh, const v
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_ordered", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_ordered(fh, buf, count, datatype, status);
-    return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1201,9 +1268,10 @@ static inline int tdm_dispatch_File_write_ordered_c(int lang, MPI_File fh, const
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     TDM_TRACE_CALL("MPI_File_write_ordered_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_File_write_ordered_c(fh, buf, count, datatype, status);
-    return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+    return rc;
 }
 
 #endif
@@ -1379,13 +1447,16 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
         return PMPI_Barrier(comm);
     TDM_TRACE_CALL("MPI_Barrier", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Barrier(lang, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Barrier(lang, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Barrier(comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Barrier(lang, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Barrier(lang, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1395,13 +1466,16 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast(buffer, count, datatype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1412,13 +1486,16 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Bcast_c(buffer, count, datatype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1429,13 +1506,16 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1446,13 +1526,16 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1463,13 +1546,16 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gatherv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1479,13 +1565,16 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1496,13 +1585,16 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1513,13 +1605,16 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatterv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1529,13 +1624,16 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1546,13 +1644,16 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1563,13 +1664,16 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1579,13 +1683,16 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1596,13 +1703,16 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1613,13 +1723,16 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1629,13 +1742,16 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1645,13 +1761,16 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1662,13 +1781,16 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1679,13 +1801,16 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1696,13 +1821,16 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1713,13 +1841,16 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1729,13 +1860,16 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1746,13 +1880,16 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1763,13 +1900,16 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1780,13 +1920,16 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1797,13 +1940,16 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1814,13 +1960,16 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc;
+    if (tdm_request_outstanding() == 0) {
+        rc = tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+    } else {
+        tdm_progress_blocking_enter();
+        rc = tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
+        tdm_progress_blocking_leave();
+    }
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
-    if (tdm_request_outstanding() == 0)
-        return tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_enter();
-    int rc = tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
-    tdm_progress_blocking_leave();
     return rc;
 }
 
@@ -1831,9 +1980,10 @@ static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *re
         return PMPI_Ibarrier(comm, request);
     TDM_TRACE_CALL("MPI_Ibarrier", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ibarrier(lang, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibarrier(comm, request);
-    return tdm_hook_Ibarrier(lang, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
@@ -1842,9 +1992,10 @@ static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Dat
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ibcast(lang, buffer, count, datatype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast(buffer, count, datatype, root, comm, request);
-    return tdm_hook_Ibcast(lang, buffer, count, datatype, root, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1854,9 +2005,10 @@ static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count,
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ibcast_c(lang, buffer, count, datatype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ibcast_c(buffer, count, datatype, root, comm, request);
-    return tdm_hook_Ibcast_c(lang, buffer, count, datatype, root, comm, request);
+    return rc;
 }
 
 #endif
@@ -1866,9 +2018,10 @@ static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendco
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Igather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return tdm_hook_Igather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1878,9 +2031,10 @@ static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Coun
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Igather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return tdm_hook_Igather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rc;
 }
 
 #endif
@@ -1890,9 +2044,10 @@ static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendc
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igatherv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Igatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-    return tdm_hook_Igatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
@@ -1901,9 +2056,10 @@ static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendc
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iscatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return tdm_hook_Iscatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1913,9 +2069,10 @@ static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Cou
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iscatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return tdm_hook_Iscatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rc;
 }
 
 #endif
@@ -1925,9 +2082,10 @@ static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const in
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatterv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iscatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-    return tdm_hook_Iscatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -1936,9 +2094,10 @@ static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sen
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iallgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return tdm_hook_Iallgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1948,9 +2107,10 @@ static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_C
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iallgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return tdm_hook_Iallgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rc;
 }
 
 #endif
@@ -1960,9 +2120,10 @@ static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int se
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgatherv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iallgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-    return tdm_hook_Iallgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -1971,9 +2132,10 @@ static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int send
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ialltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return tdm_hook_Ialltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -1983,9 +2145,10 @@ static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Co
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ialltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-    return tdm_hook_Ialltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rc;
 }
 
 #endif
@@ -1995,9 +2158,10 @@ static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const i
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallv", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ialltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-    return tdm_hook_Ialltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
@@ -2006,9 +2170,10 @@ static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const i
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallw", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ialltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-    return tdm_hook_Ialltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
@@ -2017,9 +2182,10 @@ static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recv
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ireduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return tdm_hook_Ireduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2029,9 +2195,10 @@ static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *re
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ireduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return tdm_hook_Ireduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return rc;
 }
 
 #endif
@@ -2041,9 +2208,10 @@ static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *r
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iallreduce(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iallreduce(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2053,9 +2221,10 @@ static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void 
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iallreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iallreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #endif
@@ -2065,9 +2234,10 @@ static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, vo
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ireduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    return tdm_hook_Ireduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
@@ -2076,9 +2246,10 @@ static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendb
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ireduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return tdm_hook_Ireduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2088,9 +2259,10 @@ static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sen
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Ireduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return tdm_hook_Ireduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return rc;
 }
 
 #endif
@@ -2100,9 +2272,10 @@ static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbu
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2112,9 +2285,10 @@ static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recv
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #endif
@@ -2124,9 +2298,10 @@ static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recv
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iexscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iexscan(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2136,9 +2311,10 @@ static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *re
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = tdm_hook_Iexscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return tdm_hook_Iexscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc;
 }
 
 #endif
@@ -2226,9 +2402,10 @@ static inline int tdm_dispatch_Put(int lang, const void *origin_addr, int origin
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2238,9 +2415,10 @@ static inline int tdm_dispatch_Put_c(int lang, const void *origin_addr, MPI_Coun
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return rc;
 }
 
 #endif
@@ -2250,9 +2428,10 @@ static inline int tdm_dispatch_Get(int lang, void *origin_addr, int origin_count
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2262,9 +2441,10 @@ static inline int tdm_dispatch_Get_c(int lang, void *origin_addr, MPI_Count orig
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-    return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    return rc;
 }
 
 #endif
@@ -2274,9 +2454,10 @@ static inline int tdm_dispatch_Accumulate(int lang, const void *origin_addr, int
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2286,9 +2467,10 @@ static inline int tdm_dispatch_Accumulate_c(int lang, const void *origin_addr, M
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return rc;
 }
 
 #endif
@@ -2298,9 +2480,10 @@ static inline int tdm_dispatch_Get_accumulate(int lang, const void *origin_addr,
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Get_accumulate", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-    return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return rc;
 }
 
 static inline int tdm_dispatch_Fetch_and_op(int lang, const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
@@ -2309,9 +2492,10 @@ static inline int tdm_dispatch_Fetch_and_op(int lang, const void *origin_addr, v
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     TDM_TRACE_CALL("MPI_Fetch_and_op", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-    return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    return rc;
 }
 
 static inline int tdm_dispatch_Compare_and_swap(int lang, const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
@@ -2320,9 +2504,10 @@ static inline int tdm_dispatch_Compare_and_swap(int lang, const void *origin_add
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     TDM_TRACE_CALL("MPI_Compare_and_swap", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-    return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    return rc;
 }
 
 static inline int tdm_dispatch_Rput(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -2331,9 +2516,10 @@ static inline int tdm_dispatch_Rput(int lang, const void *origin_addr, int origi
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2343,9 +2529,10 @@ static inline int tdm_dispatch_Rput_c(int lang, const void *origin_addr, MPI_Cou
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return rc;
 }
 
 #endif
@@ -2355,9 +2542,10 @@ static inline int tdm_dispatch_Rget(int lang, void *origin_addr, int origin_coun
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2367,9 +2555,10 @@ static inline int tdm_dispatch_Rget_c(int lang, void *origin_addr, MPI_Count ori
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-    return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return rc;
 }
 
 #endif
@@ -2379,9 +2568,10 @@ static inline int tdm_dispatch_Raccumulate(int lang, const void *origin_addr, in
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return rc;
 }
 
 #if MPI_VERSION >= 4
@@ -2391,9 +2581,10 @@ static inline int tdm_dispatch_Raccumulate_c(int lang, const void *origin_addr, 
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate_c", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return rc;
 }
 
 #endif
@@ -2403,9 +2594,10 @@ static inline int tdm_dispatch_Rget_accumulate(int lang, const void *origin_addr
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Rget_accumulate", lang);
     tdm_progress_touch();
-    if (TDM_UNLIKELY(tdm_monitor_on()))
+    int rc = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-    return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return rc;
 }
 
 static inline int tdm_dispatch_Win_fence(int lang, int assertion, MPI_Win win)

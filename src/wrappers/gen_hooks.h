@@ -255,8 +255,8 @@ int tdm_hook_T_pvar_write(int lang, MPI_T_pvar_session session, MPI_T_pvar_handl
 int tdm_hook_T_pvar_reset(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle);
 int tdm_hook_T_pvar_readreset(int lang, MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
 
-/* Monitoring (src/monitor/record.c): called before the call while
-   monitoring records, with the call's arguments. */
+/* Monitoring (src/monitor/record.c): called with the call's arguments
+   once it returned MPI_SUCCESS, while monitoring records. */
 void tdm_monitor_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 #if MPI_VERSION >= 4
 void tdm_monitor_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
