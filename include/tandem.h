@@ -50,6 +50,10 @@ enum tandem_monitor_kind {
     TANDEM_MONITOR_OSC_GET,       /* one-sided, origin side: bytes got */
     TANDEM_MONITOR_IO_READ,       /* bytes read per file operation (peer: this rank) */
     TANDEM_MONITOR_IO_WRITE,      /* bytes written per file operation (peer: this rank) */
+    TANDEM_MONITOR_ALL,           /* every byte between ranks once: point-to-point sends,
+                                     one-sided, and each collective either as the messages
+                                     of Tandem's schedule (when Tandem ran it) or as its
+                                     logical volume (when the MPI library did) */
     TANDEM_MONITOR_KINDS
 };
 #define TANDEM_MONITOR_BINS 66

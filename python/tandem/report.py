@@ -7,6 +7,9 @@ recorded with each peer (MPI_COMM_WORLD ranks), and the collective operations
 of each communicator it belonged to. Row i, column j of a matrix is what rank i
 recorded with peer j: the destination or target, except for p2p_recv, where
 the peer is the source; for io_read and io_write only the diagonal counts.
+The "all" kind, which the library sums as it records, counts every byte
+between ranks once (docs/MONITORING.md, "What all counts"): the report's
+totals and TreeMatch matrices are its.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 from .builds import TandemError
 
 FORMAT = "tandem-monitor"
-VERSION = 1
+VERSION = 2  # 2 added "all" (from version 1, the report added coll and coll_internal)
 KINDS = (
     "p2p_send",
     "p2p_recv",
@@ -30,9 +33,12 @@ KINDS = (
     "osc_get",
     "io_read",
     "io_write",
+    "all",
 )
-# The kinds summed into the "all" matrices: p2p_recv would count every send twice.
-COMMUNICATION = ("p2p_send", "coll", "coll_internal", "osc_put", "osc_get")
+# What the library sums into "all": p2p_send, osc_put, osc_get, and each
+# collective as coll_internal's messages (Tandem ran it) or its coll volume
+# (the MPI library did). For the report's labels only.
+ALL_PARTS = "p2p_send + osc_put + osc_get + each collective once (coll_internal or coll)"
 IO_KINDS = ("io_read", "io_write")
 PATTERNS = ("one_to_all", "all_to_one", "all_to_all")
 BINS = 66  # bin 0: empty messages; bin k >= 1: sizes in [2^(k-1), 2^k)
@@ -46,6 +52,7 @@ AXES = {
     "osc_get": ("origin rank", "target rank"),
     "io_read": ("rank", "rank"),
     "io_write": ("rank", "rank"),
+    "all": ("sending or origin rank", "destination or target rank"),
 }
 INT64_MAX = np.iinfo(np.int64).max
 
@@ -96,10 +103,10 @@ class Job:
         return [kind for kind in KINDS if self.traffic[kind].active]
 
     def all_bytes(self) -> np.ndarray:
-        return sum(self.traffic[kind].bytes for kind in COMMUNICATION)
+        return self.traffic["all"].bytes
 
     def all_messages(self) -> np.ndarray:
-        return sum(self.traffic[kind].messages for kind in COMMUNICATION)
+        return self.traffic["all"].messages
 
 
 def job_path(prefix: str | Path) -> Path:
@@ -192,8 +199,13 @@ def load(prefix: str | Path) -> Job:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise TandemError(f"{path}: format is {found!r}, expected {FORMAT!r}")
     if doc.get("version") != VERSION or type(doc.get("version")) is not int:
+        earlier = (
+            " (an earlier Tandem wrote it: run the program again)"
+            if doc.get("version") == 1
+            else ""
+        )
         raise TandemError(
-            f"{path}: version {doc.get('version')!r} is not known; expected {VERSION}"
+            f"{path}: version {doc.get('version')!r} is not known; expected {VERSION}{earlier}"
         )
     size = doc.get("world_size")
     if type(size) is not int or size < 1:
@@ -339,8 +351,7 @@ def summary(job: Job) -> str:
     if idle:
         lines.append(f"  no traffic: {', '.join(idle)}")
 
-    communication = " + ".join(COMMUNICATION)
-    lines += ["", f"top pairs by bytes, all communication ({communication}):"]
+    lines += ["", f"top pairs by bytes, all communication ({ALL_PARTS}):"]
     pairs = top_pairs(job)
     if pairs:
         lines += table(
@@ -523,7 +534,8 @@ def write_report(job: Job, prefix: str | Path, out_dir: str | Path | None = None
     directory of 'prefix' by default; returns the files written.
 
     A kind with no traffic gets no files; those a former report left for it
-    under the same names are removed, so that none describes another run."""
+    under the same names are removed, so that none describes another run.
+    The "all" matrices, TreeMatch's input, are written in any case."""
     prefix = output_prefix(prefix)
     out = Path(out_dir) if out_dir is not None else prefix.parent
     if out.exists() and not out.is_dir():
@@ -533,25 +545,24 @@ def write_report(job: Job, prefix: str | Path, out_dir: str | Path | None = None
     active = job.active_kinds()
     written = []
     for kind in KINDS:
-        files = (
-            out / f"{name}_{kind}_heatmap.png",
-            out / f"{name}_{kind}_bytes.mat",
-            out / f"{name}_{kind}_msgs.mat",
-        )
-        if kind not in active:
-            for stale in files:
+        heatmap = out / f"{name}_{kind}_heatmap.png"
+        matrices = (out / f"{name}_{kind}_bytes.mat", out / f"{name}_{kind}_msgs.mat")
+        if kind in active:
+            written.append(plot_heatmap(job, kind, heatmap))
+        else:
+            heatmap.unlink(missing_ok=True)
+        if kind in active or kind == "all":
+            written.append(write_matrix(job.traffic[kind].bytes, matrices[0]))
+            written.append(write_matrix(job.traffic[kind].messages, matrices[1]))
+        else:
+            for stale in matrices:
                 stale.unlink(missing_ok=True)
-            continue
-        written.append(plot_heatmap(job, kind, files[0]))
-        written.append(write_matrix(job.traffic[kind].bytes, files[1]))
-        written.append(write_matrix(job.traffic[kind].messages, files[2]))
     histogram = out / f"{name}_histogram.png"
-    if active:
-        written.append(plot_histogram(job, active, histogram))
+    measured = [kind for kind in active if kind != "all"]  # "all" is their sum
+    if measured:
+        written.append(plot_histogram(job, measured, histogram))
     else:
         histogram.unlink(missing_ok=True)
-    written.append(write_matrix(job.all_bytes(), out / f"{name}_all_bytes.mat"))
-    written.append(write_matrix(job.all_messages(), out / f"{name}_all_msgs.mat"))
     text = out / f"{name}_summary.txt"
     text.write_text(summary(job))
     written.append(text)

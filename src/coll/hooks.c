@@ -24,6 +24,7 @@
 #include "coll/algorithms.h"
 #include "coll/significance.h"
 #include "impl/impl.h"
+#include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
 
 /* ------------------------------------------------------------- checks */
@@ -418,12 +419,14 @@ static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
 
 /* ------------------------------------------------------- the entry points */
 
-/* Tandem's result when it took the call (on), else the MPI library's. */
-#define ROUTE(on, tandem_call, mpi_call)     \
-    do {                                     \
-        (void)lang;                          \
-        int rc_ = (on) ? (tandem_call) : -1; \
-        return rc_ >= 0 ? rc_ : (mpi_call);  \
+/* Tandem's result when it took the call (on), else the MPI library's; which
+   of the two ran it is left for monitoring, which records the call after. */
+#define ROUTE(on, tandem_call, mpi_call)       \
+    do {                                       \
+        (void)lang;                            \
+        int rc_ = (on) ? (tandem_call) : -1;   \
+        tdm_monitor_coll_by_tandem = rc_ >= 0; \
+        return rc_ >= 0 ? rc_ : (mpi_call);    \
     } while (0)
 
 #define NB tdm_coll_on

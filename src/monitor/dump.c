@@ -5,8 +5,9 @@
  *                             4.1's monitoring, so that its profile2mat reads
  *                             them unchanged;
  *   PREFIX.json               the whole job (rank 0 gathers every rank's
- *                             counters): each kind's matrices and histograms
- *                             and the per-communicator collective counts.
+ *                             counters): each public kind's matrices and
+ *                             histograms (all included) and the
+ *                             per-communicator collective counts.
  *
  * PREFIX is TANDEM_MONITOR_OUTPUT. Without it the files go to
  * "tandem-monitor" in the working directory, or to "tandem-monitor-N" for the
@@ -33,12 +34,12 @@ void tdm_monitor_write(tdm_monitor_view *run);
 
 typedef struct {
     int rank, size;
-    const uint64_t *all; /* [kind][peer][field] */
+    const uint64_t *values; /* [kind][peer][field], TDM_VIEW_KINDS kinds */
 } counters;
 
 static const uint64_t *at(const counters *c, int kind, int peer)
 {
-    return c->all + ((size_t)kind * (size_t)c->size + (size_t)peer) * TDM_FIELDS;
+    return c->values + ((size_t)kind * (size_t)c->size + (size_t)peer) * TDM_FIELDS;
 }
 
 static void histogram(FILE *f, const uint64_t *a, const uint64_t *b)
@@ -71,10 +72,13 @@ static void comm_lines(const tdm_monitor_comm_summary *s, void *arg)
 
 /* Open MPI 4.1's layout: E lines (user point-to-point) carry the histogram of
    every message sent to the peer, internal ones included; an I line
-   (collective-internal traffic) carries it only when the peer has no E line. */
-void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *all)
+   (collective-internal traffic) carries it only when the peer has no E line.
+   The C lines hold the collectives the MPI library ran, the I lines the
+   messages of those Tandem ran: what profile2mat sums into its "all" matrix
+   (E, I, S, R and C lines) is then the all kind, each byte once. */
+void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *values)
 {
-    counters cs = {rank, size, all}, *c = &cs;
+    counters cs = {rank, size, values}, *c = &cs;
     fprintf(f, "# POINT TO POINT\n");
     for (int peer = 0; peer < c->size; peer++) {
         const uint64_t *e = at(c, TANDEM_MONITOR_P2P_SEND, peer);
@@ -99,7 +103,7 @@ void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *all)
     lines(f, c, "S", TANDEM_MONITOR_OSC_PUT);
     lines(f, c, "R", TANDEM_MONITOR_OSC_GET);
     fprintf(f, "# COLLECTIVES\n");
-    lines(f, c, "C", TANDEM_MONITOR_COLL);
+    lines(f, c, "C", TDM_COLL_NATIVE);
     tdm_monitor_each_comm(comm_lines, f);
 }
 
@@ -263,7 +267,7 @@ static int write_file(const char *path, int exclusive, void (*body)(FILE *, cons
 static void prof_body(FILE *f, const void *arg)
 {
     const counters *c = arg;
-    tdm_monitor_write_prof(f, c->rank, c->size, c->all);
+    tdm_monitor_write_prof(f, c->rank, c->size, c->values);
 }
 
 typedef struct {
@@ -275,7 +279,7 @@ typedef struct {
 static void json_body(FILE *f, const void *arg)
 {
     const job *j = arg;
-    fprintf(f, "{\"format\": \"tandem-monitor\", \"version\": 1, \"world_size\": %d, ", j->size);
+    fprintf(f, "{\"format\": \"tandem-monitor\", \"version\": 2, \"world_size\": %d, ", j->size);
     fprintf(f, "\"mpi\": \"%s\",\n \"kinds\": [", j->mpi);
     for (int kind = 0; kind < TDM_KINDS; kind++)
         fprintf(f, "%s\"%s\"", kind ? ", " : "", tdm_monitor_kind_names[kind]);
@@ -288,14 +292,14 @@ void tdm_monitor_write(tdm_monitor_view *run)
 {
     char prefix[4096], path[4200];
     int named, ok = 1, all_ok = 0;
-    uint64_t *all = malloc(sizeof(uint64_t) * ((size_t)run->n + 1));
-    if (choose_prefix(prefix, sizeof prefix, &named) != MPI_SUCCESS || !all) {
-        free(all);
+    uint64_t *values = malloc(sizeof(uint64_t) * ((size_t)run->n + 1));
+    if (choose_prefix(prefix, sizeof prefix, &named) != MPI_SUCCESS || !values) {
+        free(values);
         tdm_log_warn("monitoring: cannot write the files (out of memory or MPI error)");
         return;
     }
-    tdm_monitor_view_read(run, all);
-    counters c = {tdm_world_rank, tdm_monitor_world_size(), all};
+    tdm_monitor_view_read(run, values);
+    counters c = {tdm_world_rank, tdm_monitor_world_size(), values};
 
     snprintf(path, sizeof path, "%s.%d.prof", prefix, c.rank);
     if (write_file(path, !named, prof_body, &c) != 0)
@@ -349,5 +353,5 @@ void tdm_monitor_write(tdm_monitor_view *run)
     free(lens);
     free(displs);
     free(b.text);
-    free(all);
+    free(values);
 }

@@ -30,18 +30,23 @@
 #include "impl/impl.h"
 
 const char *const tdm_monitor_kind_names[TDM_KINDS] = {
-    "p2p_send", "p2p_recv", "coll", "coll_internal", "osc_put", "osc_get", "io_read", "io_write",
+    "p2p_send", "p2p_recv", "coll",     "coll_internal", "osc_put",
+    "osc_get",  "io_read",  "io_write", "all",
 };
 
 int tdm_monitor_on_flag;
+__thread int tdm_monitor_coll_by_tandem __attribute__((tls_model("initial-exec")));
 
 static int world_size;
 
 /* ------------------------------------------------------------- counters */
 
+/* A block holds one slot per public kind, [slot][peer][field]: every kind
+   recorded in its own, and TDM_COLL_NATIVE in the slot of TANDEM_MONITOR_ALL,
+   which is never recorded (a reader sums its parts). */
 typedef struct block {
     struct block *next;
-    uint64_t counters[]; /* [kind][peer][field] */
+    uint64_t counters[]; /* [slot][peer][field] */
 } block;
 
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +56,11 @@ static __thread block *my_block __attribute__((tls_model("initial-exec")));
 static size_t counters_per_block(void)
 {
     return (size_t)TDM_KINDS * (size_t)world_size * TDM_FIELDS;
+}
+
+static size_t slot_of_kind(int kind)
+{
+    return kind == TDM_COLL_NATIVE ? TANDEM_MONITOR_ALL : (size_t)kind;
 }
 
 static block *new_block(void)
@@ -77,21 +87,39 @@ void tdm_monitor_record(int kind, int peer, uint64_t bytes)
     block *b = my_block;
     if (TDM_UNLIKELY(!b) && !(b = my_block = new_block()))
         return;
-    uint64_t *c = b->counters + ((size_t)kind * (size_t)world_size + (size_t)peer) * TDM_FIELDS;
+    uint64_t *c =
+        b->counters + (slot_of_kind(kind) * (size_t)world_size + (size_t)peer) * TDM_FIELDS;
     bump(&c[0], 1);
     bump(&c[1], bytes);
     bump(&c[2 + tdm_monitor_bin(bytes)], 1);
 }
 
-/* The raw total of counter (kind, peer, field) over every block. Under
+/* The raw total of counter (kind, peer, field) over every block, kind one
+   of TDM_VIEW_KINDS; TANDEM_MONITOR_ALL's is the sum of its parts'. Under
    blocks_lock. */
 static uint64_t raw_total(int kind, int peer, int field)
 {
-    size_t at = ((size_t)kind * (size_t)world_size + (size_t)peer) * TDM_FIELDS + (size_t)field;
+    if (kind == TANDEM_MONITOR_ALL) {
+        static const int parts[] = {TANDEM_MONITOR_P2P_SEND, TANDEM_MONITOR_OSC_PUT,
+                                    TANDEM_MONITOR_OSC_GET, TANDEM_MONITOR_COLL_INTERNAL,
+                                    TDM_COLL_NATIVE};
+        uint64_t sum = 0;
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+            sum += raw_total(parts[i], peer, field);
+        return sum;
+    }
+    size_t at =
+        (slot_of_kind(kind) * (size_t)world_size + (size_t)peer) * TDM_FIELDS + (size_t)field;
     uint64_t sum = 0;
     for (block *b = blocks; b; b = b->next)
         sum += __atomic_load_n(&b->counters[at], __ATOMIC_RELAXED);
     return sum;
+}
+
+/* The counters of a view of everything: TDM_VIEW_KINDS x peers x fields. */
+static size_t counters_per_view(void)
+{
+    return (size_t)TDM_VIEW_KINDS * (size_t)world_size * TDM_FIELDS;
 }
 
 int tdm_monitor_world_size(void)
@@ -136,7 +164,7 @@ static void sample(const tdm_monitor_view *v, uint64_t *out)
     for (int i = 0; i < v->n; i++) {
         if (v->kinds) { /* a peer outside MPI_COMM_WORLD (-1) never has traffic */
             out[i] = v->peers[i] < 0 ? 0 : raw_total(v->kinds[i], v->peers[i], v->fields[i]);
-        } else { /* everything, in block order */
+        } else { /* everything, [kind][peer][field] */
             int field = i % TDM_FIELDS, peer = (i / TDM_FIELDS) % world_size;
             out[i] = raw_total(i / (TDM_FIELDS * world_size), peer, field);
         }
@@ -394,8 +422,11 @@ void tdm_monitor_coll(MPI_Comm comm, int shape, uint64_t total)
 void tdm_monitor_coll_peer(MPI_Comm comm, int rank, uint64_t bytes)
 {
     int peer = tdm_monitor_world_rank(comm, rank);
-    if (peer >= 0)
-        tdm_monitor_record(TANDEM_MONITOR_COLL, peer, bytes);
+    if (peer < 0)
+        return;
+    tdm_monitor_record(TANDEM_MONITOR_COLL, peer, bytes);
+    if (!tdm_monitor_coll_by_tandem) /* else its messages are coll_internal's */
+        tdm_monitor_record(TDM_COLL_NATIVE, peer, bytes);
 }
 
 void tdm_monitor_osc(int kind, MPI_Win win, int target, uint64_t bytes)
@@ -722,7 +753,7 @@ void tdm_monitor_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &comm_keyval, NULL);
     PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &win_keyval, NULL);
-    int n = (int)counters_per_block();
+    int n = (int)counters_per_view();
     if (tdm_monitor_view_init(&program_view, n, NULL, NULL, NULL) != MPI_SUCCESS)
         return;
     monitor_ready = 1;

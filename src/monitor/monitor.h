@@ -22,14 +22,27 @@
 #include "tandem.h"
 #include "impl/impl.h"
 
+/* The kinds a view holds: the public ones of tandem.h, and one of Tandem's
+   own, TDM_COLL_NATIVE, the logical volume of the collectives the MPI library
+   ran (those Tandem ran are coll_internal's messages). TANDEM_MONITOR_ALL is
+   never recorded: a reader sums p2p_send, osc_put, osc_get, coll_internal
+   and TDM_COLL_NATIVE, each byte that crossed between ranks once
+   (docs/MONITORING.md, "What all counts"). */
 enum {
-    TDM_KINDS = TANDEM_MONITOR_KINDS,
+    TDM_KINDS = TANDEM_MONITOR_KINDS,       /* public: the files, the API, MPI_T */
+    TDM_COLL_NATIVE = TANDEM_MONITOR_KINDS, /* the C lines of the .prof files */
+    TDM_VIEW_KINDS = TANDEM_MONITOR_KINDS + 1,
     TDM_BINS = TANDEM_MONITOR_BINS,
     TDM_FIELDS = 2 + TDM_BINS, /* messages, bytes, bins */
 };
 
-/* The short names of the kinds ("p2p_send", ...), in enum order. */
+/* The short names of the public kinds ("p2p_send", ..., "all"), in enum order. */
 extern const char *const tdm_monitor_kind_names[TDM_KINDS];
+
+/* Set by every collective hook (coll/hooks.c) for the calling thread: the
+   call ran in Tandem (1: its messages are coll_internal) or was left to the
+   MPI library (0). The collective's record, made after the call, reads it. */
+extern __thread int tdm_monitor_coll_by_tandem __attribute__((tls_model("initial-exec")));
 
 /* Nonzero while some view runs; the wrappers test it before recording. */
 extern int tdm_monitor_on_flag;
@@ -47,9 +60,10 @@ void tdm_monitor_init(void);
    everything. Collective over MPI_COMM_WORLD; before PMPI_Finalize. */
 void tdm_monitor_finalize(void);
 
-/* Write the .prof lines of rank 'rank' of 'size' from its counters 'all'
-   ([kind][peer][field], as a view reads them) and the communicators seen. */
-void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *all);
+/* Write the .prof lines of rank 'rank' of 'size' from its counters 'values'
+   ([TDM_VIEW_KINDS][peer][field], as a view of everything reads them) and
+   the communicators listed. */
+void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *values);
 
 /* Histogram bin of a message of 'bytes' bytes. */
 static inline int tdm_monitor_bin(uint64_t bytes)
@@ -57,7 +71,8 @@ static inline int tdm_monitor_bin(uint64_t bytes)
     return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
 }
 
-/* Record one message of 'bytes' bytes with world rank 'peer'. Any thread. */
+/* Record one message of 'bytes' bytes with world rank 'peer' ('kind' any but
+   TANDEM_MONITOR_ALL). Any thread. */
 void tdm_monitor_record(int kind, int peer, uint64_t bytes);
 
 /* The world rank of rank 'rank' of 'comm' (of its remote group for an
@@ -116,7 +131,8 @@ void tdm_monitor_completed_some(int n, const MPI_Request *before, const int *ind
                                 const MPI_Status *statuses, int by_index, int errors);
 
 /* Collectives: the logical volume per call, as Open MPI's coll monitoring
-   records it. 'shape' classifies the call for the per-communicator counts. */
+   records it (coll; and TDM_COLL_NATIVE where the MPI library ran the call).
+   'shape' classifies the call for the per-communicator counts. */
 enum { TDM_O2A, TDM_A2O, TDM_A2A, TDM_SHAPES };
 void tdm_monitor_coll(MPI_Comm comm, int shape, uint64_t total);
 void tdm_monitor_coll_peer(MPI_Comm comm, int rank, uint64_t bytes);
@@ -131,7 +147,8 @@ void tdm_monitor_osc(int kind, MPI_Win win, int target, uint64_t bytes);
 typedef struct {
     int running;
     int n;
-    const int *kinds, *fields, *peers; /* NULL kinds: all kinds, fields, peers */
+    const int *kinds, *fields, *peers; /* NULL kinds: every counter of TDM_VIEW_KINDS,
+                                          [kind][peer][field] */
     uint64_t *start;                   /* raw totals when it started */
     uint64_t *accumulated;             /* counted while it ran before */
 } tdm_monitor_view;

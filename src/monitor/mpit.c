@@ -38,6 +38,8 @@ static const char *const kind_descriptions[TDM_KINDS] = {
     "one-sided gets from each target (origin side)",
     "file reads of this rank (its own entry)",
     "file writes of this rank (its own entry)",
+    "every byte sent to each peer once: point-to-point, one-sided, and each collective as "
+    "Tandem's messages or, where the MPI library ran it, its logical volume",
 };
 
 typedef struct handle {

@@ -33,6 +33,54 @@ static void round_of_traffic(int left, int right)
         MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE);
 }
 
+typedef struct {
+    unsigned long long *msgs, *bytes, *hist;
+} kind_view;
+
+static kind_view read_kind(int kind, int size)
+{
+    kind_view k = {calloc((size_t)size, sizeof *k.msgs), calloc((size_t)size, sizeof *k.bytes),
+                   calloc((size_t)size * TANDEM_MONITOR_BINS, sizeof *k.hist)};
+    check_mpi(tandem_monitor_read(kind, k.msgs, k.bytes, k.hist));
+    return k;
+}
+
+static void free_kind(kind_view k)
+{
+    free(k.msgs);
+    free(k.bytes);
+    free(k.hist);
+}
+
+/* The all kind counts each byte once: the point-to-point sends, and each
+   collective as its logical volume where the MPI library ran it, as the
+   messages of Tandem's schedule where Tandem did (TANDEM_COLL_BLOCKING=tandem
+   gives it the blocking bcast and allreduce). */
+static void check_all_kind(int size)
+{
+    const char *blocking = getenv("TANDEM_COLL_BLOCKING");
+    int by_tandem = blocking && strcmp(blocking, "tandem") == 0;
+    kind_view all = read_kind(TANDEM_MONITOR_ALL, size);
+    kind_view sent = read_kind(TANDEM_MONITOR_P2P_SEND, size);
+    kind_view coll =
+        read_kind(by_tandem ? TANDEM_MONITOR_COLL_INTERNAL : TANDEM_MONITOR_COLL, size);
+    unsigned long long coll_total = 0;
+    for (int peer = 0; peer < size; peer++) {
+        check(all.msgs[peer] == sent.msgs[peer] + coll.msgs[peer]);
+        check(all.bytes[peer] == sent.bytes[peer] + coll.bytes[peer]);
+        for (int bin = 0; bin < TANDEM_MONITOR_BINS; bin++) {
+            size_t at = (size_t)peer * TANDEM_MONITOR_BINS + (size_t)bin;
+            check(all.hist[at] == sent.hist[at] + coll.hist[at]);
+        }
+        coll_total += coll.msgs[peer];
+    }
+    check(size == 1 || coll_total > 0);
+    tlog("C API, all: the point-to-point sends and each collective once");
+    free_kind(all);
+    free_kind(sent);
+    free_kind(coll);
+}
+
 static void check_c_api(int rank, int size, int left, int right)
 {
     unsigned long long *msgs = calloc((size_t)size, sizeof *msgs);
@@ -65,6 +113,8 @@ static void check_c_api(int rank, int size, int left, int right)
         unsigned long long want = peer == rank ? 0 : rank == 0 ? 2 : 1;
         check(msgs[peer] == want && bytes[peer] == want * 8);
     }
+
+    check_all_kind(size);
 
     check_mpi(tandem_monitor_reset());
     check_mpi(tandem_monitor_read(TANDEM_MONITOR_P2P_SEND, msgs, bytes, NULL));
@@ -146,6 +196,18 @@ static void check_mpi_t(int rank, int size, int left, int right)
     check(values[right_there] == 0);
     check(MPI_T_pvar_write(session, first, values) == MPI_T_ERR_PVAR_NO_WRITE);
 
+    /* The all kind through MPI_T: a round of point-to-point traffic only. */
+    int all_index = -1;
+    MPI_T_pvar_handle all;
+    check_mpi(
+        MPI_T_pvar_get_index("tandem_monitor_all_bytes", MPI_T_PVAR_CLASS_COUNTER, &all_index));
+    check_mpi(MPI_T_pvar_handle_alloc(session, all_index, &reversed, &all, &count));
+    check_mpi(MPI_T_pvar_start(session, all));
+    round_of_traffic(left, right);
+    check_mpi(MPI_T_pvar_read(session, all, values));
+    tlog("MPI_T all: %llu bytes", values[right_there]);
+    check(values[right_there] == ROUND_BYTES);
+
     /* The histogram variable: TANDEM_MONITOR_BINS values per rank. */
     int hist_index = -1;
     check_mpi(MPI_T_pvar_get_index("tandem_monitor_p2p_send_histogram", MPI_T_PVAR_CLASS_COUNTER,
@@ -163,7 +225,7 @@ static void check_mpi_t(int rank, int size, int left, int right)
     check_mpi(MPI_T_pvar_handle_free(session, &first));
     check_mpi(MPI_T_pvar_handle_free(session, &second));
     check(first == MPI_T_PVAR_HANDLE_NULL);
-    check_mpi(MPI_T_pvar_session_free(&session)); /* frees 'hist' with it */
+    check_mpi(MPI_T_pvar_session_free(&session)); /* frees 'hist' and 'all' with it */
     check_mpi(MPI_T_finalize());
     MPI_Comm_free(&reversed);
     free(values);

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FAMILIES, ROOT, build_for, program_path, tandem_cli
+from tandem import report
 from tandem.launch import launch_command, launcher_environment
 
 OPEN_MPI_MONITORING = [
@@ -331,3 +332,46 @@ def test_mpi4py_matched_receives_are_recorded(build, tmp_path):
     # rank 0 sends rank 1 two pickles, a pkl5 header, pickle and two buffers,
     # over each communicator, and three pickles on either.
     assert counters[0]["p2p_send"]["messages"] == [0, 2 * (3 + 2 * 4)]
+
+
+def test_all_counts_each_byte_once_whoever_runs_the_collectives(build, tmp_path):
+    """The all kind (docs/MONITORING.md) is p2p_send, osc_put and osc_get,
+    and each collective once: its logical volume (coll) where the MPI library
+    ran it, the messages of Tandem's schedule (coll_internal) where Tandem
+    did. monitor_traffic's collectives are blocking ones: with
+    TANDEM_COLL_BLOCKING=tandem Tandem runs them all. Switching changes all
+    by the collectives' part only; the .prof lines that profile2mat sums into
+    its size_all (E, I, S, R, C) and the report's all matrix agree."""
+    nprocs, jobs = 4, {}
+    for coll in ("native", "tandem"):
+        env = {"TANDEM_COLL": coll, "TANDEM_COLL_BLOCKING": coll, "TANDEM_PROGRESS": "proxy"}
+        (tmp_path / coll).mkdir()
+        prefix = monitored(build, nprocs, "all", tmp_path / coll, **env)
+        counters = [r["counters"] for r in json.loads(Path(f"{prefix}.json").read_text())["ranks"]]
+        jobs[coll] = counters
+        part = "coll" if coll == "native" else "coll_internal"
+        assert sum(sum(c[part]["messages"]) for c in counters) > 0, coll
+        for rank, c in enumerate(counters):
+            for field in ("messages", "bytes"):
+                parts = [c[kind][field] for kind in ("p2p_send", "osc_put", "osc_get", part)]
+                assert c["all"][field] == [sum(column) for column in zip(*parts)], (coll, field)
+            hists = [c[kind]["histogram"] for kind in ("p2p_send", "osc_put", "osc_get", part)]
+            for peer in range(nprocs):
+                assert c["all"]["histogram"][peer] == [
+                    sum(h[peer][b] for h in hists) for b in range(66)
+                ]
+            prof = [0] * nprocs
+            for tag in ("E", "I", "S", "R", "C"):
+                for line in lines(prefix, rank, tag):
+                    prof[fields(line)[1]] += fields(line)[2]
+            assert prof == c["all"]["bytes"], coll
+        matrix = report.load(prefix).all_bytes().tolist()
+        assert matrix == [c["all"]["bytes"] for c in counters]
+    native, tandem = jobs["native"], jobs["tandem"]
+    for rank in range(nprocs):
+        assert native[rank]["coll"] == tandem[rank]["coll"]  # the logical volume: the same
+        for peer in range(nprocs):
+            assert (
+                native[rank]["all"]["bytes"][peer] - native[rank]["coll"]["bytes"][peer]
+                == tandem[rank]["all"]["bytes"][peer] - tandem[rank]["coll_internal"]["bytes"][peer]
+            )

@@ -31,7 +31,7 @@ def empty_job(size: int = N) -> dict:
 
     return {
         "format": "tandem-monitor",
-        "version": 1,
+        "version": 2,
         "world_size": size,
         "mpi": "Open MPI",
         "kinds": list(report.KINDS),
@@ -46,25 +46,34 @@ def empty_job(size: int = N) -> dict:
     }
 
 
-def record(job: dict, kind: str, rank: int, peer: int, sizes: list[int]) -> None:
-    """Rank 'rank' records messages of 'sizes' bytes with 'peer'."""
-    counters = job["ranks"][rank]["counters"][kind]
-    for size in sizes:
-        counters["messages"][peer] += 1
-        counters["bytes"][peer] += size
-        counters["histogram"][peer][size.bit_length()] += 1
+def record(
+    job: dict, kind: str, rank: int, peer: int, sizes: list[int], by_tandem: bool = False
+) -> None:
+    """Rank 'rank' records messages of 'sizes' bytes with 'peer', and adds them
+    to the all kind as the library does: a collective's logical volume (coll)
+    only where the MPI library ran it, not 'by_tandem'."""
+    in_all = kind in ("p2p_send", "osc_put", "osc_get", "coll_internal")
+    in_all = in_all or (kind == "coll" and not by_tandem)
+    for name in (kind, "all") if in_all else (kind,):
+        counters = job["ranks"][rank]["counters"][name]
+        for size in sizes:
+            counters["messages"][peer] += 1
+            counters["bytes"][peer] += size
+            counters["histogram"][peer][size.bit_length()] += 1
 
 
-def known_job() -> dict:
-    """Four ranks: point-to-point, a broadcast from 0, a put, a file write, and a
-    split communicator besides MPI_COMM_WORLD."""
+def known_job(put: bool = True) -> dict:
+    """Four ranks: point-to-point, a broadcast from 0 that the MPI library ran,
+    a put (unless not 'put'), a file write, and a split communicator besides
+    MPI_COMM_WORLD."""
     job = empty_job()
     for sender, receiver, sizes in ((0, 1, [500, 500]), (1, 2, [64]), (3, 0, [0])):
         record(job, "p2p_send", sender, receiver, sizes)
         record(job, "p2p_recv", receiver, sender, sizes)
     for peer in (1, 2, 3):
         record(job, "coll", 0, peer, [100])
-    record(job, "osc_put", 2, 3, [4096])
+    if put:
+        record(job, "osc_put", 2, 3, [4096])
     record(job, "io_write", 1, 1, [1 << 20])
     job["ranks"][1]["counters"]["io_write"]["bytes"][3] = 999  # off the diagonal: not used
     for rank in range(N):
@@ -107,7 +116,7 @@ def test_load_reads_the_matrices_row_rank_column_peer(tmp_path):
     assert histogram[0] == 1 and histogram[7] == 1 and histogram[9] == 2  # 0, 64, 500 bytes
     assert histogram.sum() == 4
     assert job.traffic["io_write"].bytes.tolist()[1] == [0, 1 << 20, 0, 0]  # diagonal only
-    assert job.active_kinds() == ["p2p_send", "p2p_recv", "coll", "osc_put", "io_write"]
+    assert job.active_kinds() == ["p2p_send", "p2p_recv", "coll", "osc_put", "io_write", "all"]
     assert job.all_bytes().tolist() == [
         [0, 1100, 100, 100],
         [0, 0, 64, 0],
@@ -119,6 +128,24 @@ def test_load_reads_the_matrices_row_rank_column_peer(tmp_path):
 def test_load_accepts_the_json_file_name_itself(tmp_path):
     prefix = write_job(tmp_path, known_job())
     assert report.load(prefix + ".json").world_size == N
+
+
+def test_a_collective_tandem_ran_counts_once_in_all(tmp_path):
+    """An allreduce of 100 bytes on two ranks that Tandem ran: its logical
+    volume (coll) and the messages of its schedule (coll_internal, here two
+    halves of 50 bytes each way) describe the same bytes; all, the totals and
+    the top pairs count the messages only."""
+    job = empty_job(2)
+    for rank in range(2):
+        record(job, "coll", rank, 1 - rank, [100], by_tandem=True)
+        record(job, "coll_internal", rank, 1 - rank, [50, 50])
+    parsed = report.load(write_job(tmp_path, job))
+    assert parsed.all_bytes().tolist() == [[0, 100], [100, 0]]
+    assert parsed.all_messages().tolist() == [[0, 2], [2, 0]]
+    assert report.top_pairs(parsed) == [(0, 1, 100, 2), (1, 0, 100, 2)]
+    lines = [line.split() for line in report.summary(parsed).splitlines()]
+    assert ["all", "4", "200", "200", "B"] in lines
+    assert ["0", "2", "100", "100", "B"] in lines  # sent per rank
 
 
 def test_top_pairs_and_collectives(tmp_path):
@@ -153,6 +180,7 @@ def test_summary_totals_imbalance_and_io(tmp_path):
     assert ["p2p_send", "4", "1064", "1.0", "KiB"] in lines
     assert ["coll", "3", "300", "300", "B"] in lines
     assert ["io_write", "1", "1048576", "1.0", "MiB"] in lines
+    assert ["all", "8", "5460", "5.3", "KiB"] in lines
     assert "no traffic: coll_internal, osc_get, io_read" in text
     assert ["2", "->", "3", "4096", "4.0", "KiB", "1"] in lines
     assert lines.index(["2", "->", "3", "4096", "4.0", "KiB", "1"]) < lines.index(
@@ -190,11 +218,11 @@ def test_report_writes_mat_files_pngs_and_summary(tmp_path):
     prefix = write_job(tmp_path, known_job())
     written = report.write_report(report.load(prefix), prefix)
     names = sorted(path.name for path in written)
-    kinds = ["p2p_send", "p2p_recv", "coll", "osc_put", "io_write"]
+    kinds = ["p2p_send", "p2p_recv", "coll", "osc_put", "io_write", "all"]
     expected = [
         f"run_{kind}_{what}" for kind in kinds for what in ("heatmap.png", "bytes.mat", "msgs.mat")
     ]
-    expected += ["run_histogram.png", "run_all_bytes.mat", "run_all_msgs.mat", "run_summary.txt"]
+    expected += ["run_histogram.png", "run_summary.txt"]
     assert names == sorted(expected)
     assert all(path.parent == tmp_path for path in written)
     assert (tmp_path / "run_all_bytes.mat").read_text() == (
@@ -218,12 +246,9 @@ def test_report_writes_mat_files_pngs_and_summary(tmp_path):
 
 
 def test_a_kind_without_traffic_loses_the_files_of_a_former_report(tmp_path):
-    job = known_job()
-    prefix = write_job(tmp_path, job)
+    prefix = write_job(tmp_path, known_job())
     report.write_report(report.load(prefix), prefix)
-    for rank in range(N):
-        job["ranks"][rank]["counters"]["osc_put"] = empty_job()["ranks"][0]["counters"]["osc_put"]
-    write_job(tmp_path, job)
+    write_job(tmp_path, known_job(put=False))
     written = report.write_report(report.load(prefix), prefix)
     assert not any("osc_put" in path.name for path in written)
     assert not list(tmp_path.glob("run_osc_put_*"))
@@ -293,8 +318,11 @@ def test_cli_report_wrong_format(tmp_path):
 
 def test_cli_report_wrong_version(tmp_path):
     job = known_job()
-    job["version"] = 2
-    assert "version 2 is not known; expected 1" in report_error(tmp_path, job)
+    job["version"] = 3
+    assert "version 3 is not known; expected 2\n" in report_error(tmp_path, job)
+    job["version"] = 1
+    message = report_error(tmp_path, job)
+    assert "version 1 is not known; expected 2 (an earlier Tandem wrote it" in message
 
 
 def test_cli_report_missing_kind(tmp_path):

@@ -1,7 +1,8 @@
 /* The .prof writer on counters set by hand (no MPI call): Open MPI 4.1's
    layout of E and I lines, whose histogram goes on the E line (point-to-point
    and internal messages together) or, for a peer without E line, on the I
-   line; then S, R and C lines, in that order. */
+   line; then S, R and C lines, in that order, the C lines holding only the
+   collectives the MPI library ran (Tandem's are the I lines' messages). */
 #include <string.h>
 
 #include "monitor/monitor.h"
@@ -9,7 +10,7 @@
 
 enum { SIZE = 3 };
 
-static uint64_t all[TDM_KINDS * SIZE * TDM_FIELDS];
+static uint64_t all[TDM_VIEW_KINDS * SIZE * TDM_FIELDS];
 
 static void put(int kind, int peer, uint64_t bytes)
 {
@@ -41,7 +42,9 @@ int main(void)
     put(TANDEM_MONITOR_COLL_INTERNAL, 2, 0); /* peer 2: I only */
     put(TANDEM_MONITOR_OSC_PUT, 2, 12);
     put(TANDEM_MONITOR_OSC_GET, 1, 400);
-    put(TANDEM_MONITOR_COLL, 1, 40);
+    put(TANDEM_MONITOR_COLL, 1, 40); /* the MPI library ran it: a C line */
+    put(TDM_COLL_NATIVE, 1, 40);
+    put(TANDEM_MONITOR_COLL, 2, 8);        /* Tandem ran it: its messages are the I line */
     put(TANDEM_MONITOR_P2P_RECV, 1, 100);  /* no line: the job file has it */
     put(TANDEM_MONITOR_IO_WRITE, 0, 4096); /* no line either */
 
