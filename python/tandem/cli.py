@@ -74,10 +74,13 @@ def settings_line(env: dict[str, str]) -> str:
 
     if value("TANDEM_DISABLE", "0") in TRUE:
         return "tandem: disabled by TANDEM_DISABLE: every MPI call goes straight to the MPI library"
-    progress = value("TANDEM_PROGRESS", "off")
-    parts = [
-        f"progress {progress}" if progress != "off" else "progress off (--progress drive|proxy)"
-    ]
+    progress = value("TANDEM_PROGRESS", "auto")
+    if progress == "auto":
+        parts = ["progress auto (on where the ranks span hosts; --progress drive|proxy forces it)"]
+    elif progress == "off":
+        parts = ["progress off (--progress drive|proxy)"]
+    else:
+        parts = [f"progress {progress}"]
     if value("TANDEM_COLL", "native") == "tandem":
         parts.append("collectives by Tandem")
     else:
@@ -405,13 +408,14 @@ LINEAGE = (
 RUN_DESCRIPTION = """\
 Launch PROGRAM on N ranks with the launcher of the MPI it is linked with (ldd
 tells; --mpi names it for an interpreter such as python3), with libtandem
-preloaded on every rank. Tandem's background progress is off unless --progress
-turns it on; a line on stderr says what Tandem does in the run (--quiet: none).
+preloaded on every rank. Tandem's background progress runs where the ranks span
+hosts (auto) unless --progress says otherwise; a line on stderr says what Tandem
+does in the run (--quiet: none).
 Variables of this environment reach the ranks; -e sets more."""
 
 RUN_EXAMPLES = """\
 examples:
-  tandem run -n 4 ./app arg1 arg2                 # Tandem loaded, doing nothing visible
+  tandem run -n 4 ./app arg1 arg2                 # progress where ranks span hosts (auto)
   tandem run -n 4 --progress drive -- ./app       # a progress thread drives the MPI library
   tandem run -n 4 --progress proxy -- ./app       # the thread completes the operations
   tandem run -n 4 --progress proxy -e TANDEM_COLL=tandem ./app   # and runs the collectives
@@ -438,8 +442,9 @@ def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
     )
     command.add_argument(
         "--progress",
-        choices=["off", "drive", "proxy"],
-        help="background progress (sets TANDEM_PROGRESS)",
+        choices=["auto", "off", "drive", "proxy"],
+        help="background progress (sets TANDEM_PROGRESS; default auto: on where the ranks "
+        "span hosts)",
     )
     command.add_argument(
         "--monitor",

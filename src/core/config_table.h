@@ -26,12 +26,15 @@ TDM_CONFIG(TRACE, "TANDEM_TRACE", BOOL, "0", 0, 1, NULL,
            "Print a line on stderr for every MPI call Tandem intercepts: rank, function "
            "and the language of the call (C, Fortran, or Fortran 2008 for the mpi_f08 "
            "module).")
-TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "off", 0, 0, "off|drive|proxy",
+TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|auto",
            "How nonblocking operations are moved in the background: off; drive (a progress "
            "thread drives the MPI library while operations above TANDEM_EAGER_LIMIT are "
-           "outstanding, and sleeps otherwise); or proxy (such operations are handed to the "
+           "outstanding, and sleeps otherwise); proxy (such operations are handed to the "
            "progress thread, which completes them with MPI_Testsome, and the application "
-           "gets a generalized request whose MPI_Wait sleeps instead of spinning).")
+           "gets a generalized request whose MPI_Wait sleeps instead of spinning); or auto, "
+           "the default: drive, waiting on the sockets (TANDEM_POLL=event), where the job's "
+           "ranks span hosts, and off where they all run on one host (the decision table "
+           "and its measurements: docs/AUTO.md; TANDEM_VERBOSE=1 says which and why).")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
            "How the progress thread waits between two polls: spin, yield the CPU (the "
            "default: measured best on a shared core; it does not yield while an "

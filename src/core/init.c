@@ -36,6 +36,9 @@
 static int tandem_chose_level;
 static int app_thread_level = MPI_THREAD_SINGLE;
 
+/* What TANDEM_PROGRESS=auto chose and why (empty where it was set). */
+static char auto_reason[160];
+
 static const char *thread_level_name(int level)
 {
     switch (level) {
@@ -63,6 +66,8 @@ static void print_configuration(int lang, int granted)
     tdm_log_info("Tandem %s built for %s, running on %s; MPI granted %s; %s", tandem_version(),
                  tdm_impl_family(), library, thread_level_name(granted),
                  tdm_active ? "active" : "pass-through");
+    if (auto_reason[0])
+        tdm_log_info("TANDEM_PROGRESS=auto: %s", auto_reason);
     if (lang == TDM_LANG_F08)
         tdm_log_info("MPI initialised through the mpi_f08 module: its calls go through Tandem's "
                      "mpi_f08 entry points");
@@ -87,6 +92,45 @@ static void print_configuration(int lang, int granted)
         tdm_log_info("  %s=%s%s", tdm_config_table[i].name, value,
                      tdm_config[i].from_env ? "" : " (default)");
     }
+}
+
+/* TANDEM_PROGRESS=auto (docs/AUTO.md): what to run, decided before
+   PMPI_Init, since the thread level is asked for there and Open MPI charges
+   MPI_THREAD_MULTIPLE on every small message (+53% latency for 8 bytes,
+   docs/PERFORMANCE.md "The thread level's cost"). From what the launcher
+   told the rank:
+     - ranks on more than one host: drive, waiting on the sockets (event,
+       unless TANDEM_POLL says otherwise): over a network shaped to 2 Gbit/s
+       it hid 95-100% of a 4 MiB transfer while one side computed, at the
+       network's speed, where the MPI library alone hid 4-10% (both MPIs);
+     - every rank on this host: off. There the MPI library moves messages
+       through its shared memory by itself, and without a spare core
+       Tandem's thread hid 0-9% more of a receiver's transfer, made some
+       transfers up to 1.7 times slower, and the thread level slows every
+       small message on Open MPI;
+     - the launcher said nothing (a singleton, another launcher): off.
+   'reason' says why, for TANDEM_VERBOSE=1. */
+static int auto_progress(char *reason, size_t size)
+{
+    int world, local;
+    if (tdm_impl_launch_shape(&world, &local) != 0) {
+        snprintf(reason, size, "off: the launcher does not say how the ranks spread over hosts");
+        return TDM_PROGRESS_OFF;
+    }
+    if (local >= world) {
+        snprintf(reason, size,
+                 "off: all %d ranks run on this host, where the MPI library's shared memory "
+                 "moves messages by itself",
+                 world);
+        return TDM_PROGRESS_OFF;
+    }
+    snprintf(reason, size,
+             "drive: %d of the %d ranks run on this host, the others across a network, where "
+             "the thread waits on the sockets",
+             local, world);
+    if (!tdm_config[TDM_CFG_POLL].from_env)
+        tdm_config[TDM_CFG_POLL].number = TDM_POLL_EVENT;
+    return TDM_PROGRESS_DRIVE;
 }
 
 /* TANDEM_STRICT=1: where any rank's configuration warned, every rank says
@@ -117,6 +161,9 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
 
     int config_warnings = tdm_config_load(tdm_log_defer, NULL);
     disabled = (int)TDM_CONFIG_NUMBER(DISABLE);
+    auto_reason[0] = '\0';
+    if (TDM_CONFIG_NUMBER(PROGRESS) == TDM_PROGRESS_AUTO)
+        tdm_config[TDM_CFG_PROGRESS].number = auto_progress(auto_reason, sizeof auto_reason);
     threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
 
     tdm_ucx_exit_init_begins();

@@ -16,6 +16,9 @@ extern int tdm_progress_running;
 /* The strategy in force (TANDEM_PROGRESS): TDM_PROGRESS_OFF until the thread
    started; written only in MPI_Init and MPI_Finalize. */
 enum { TDM_PROGRESS_OFF = 0, TDM_PROGRESS_DRIVE = 1, TDM_PROGRESS_PROXY = 2 };
+/* TANDEM_PROGRESS=auto in the configuration: MPI_Init resolves it into one
+   of the above before anything reads it (core/init.c). */
+enum { TDM_PROGRESS_AUTO = 3 };
 extern int tdm_progress_strategy;
 
 /* Operations of at most this many bytes stay with the MPI library alone

@@ -3,6 +3,7 @@
 #include "impl/check.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,4 +77,21 @@ int tdm_impl_cvar_read(const char *name, char *text, size_t size, long long *num
     if (PMPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
         return -1;
     return cvar_value(index, text, size, number);
+}
+
+/* The launcher's own variables (not Tandem's settings, which only the
+   configuration table reads). */
+static int env_count(const char *name)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+    long value = text ? strtol(text, &end, 10) : 0;
+    return text && end != text && *end == '\0' && value > 0 && value <= INT_MAX ? (int)value : -1;
+}
+
+int tdm_impl_env_shape(const char *world_name, const char *local_name, int *world, int *local)
+{
+    *world = env_count(world_name);
+    *local = env_count(local_name);
+    return *world > 0 && *local > 0 ? 0 : -1;
 }

@@ -15,4 +15,8 @@ int tdm_impl_check_marker(const char *family, const char *marker, char *msg, siz
    stays open. After MPI_Init, application thread. */
 int tdm_impl_cvar_read(const char *name, char *text, size_t size, long long *number);
 
+/* The positive integers in the environment variables 'world_name' and
+   'local_name' (a launcher's): 0, or -1 when either is missing or not one. */
+int tdm_impl_env_shape(const char *world_name, const char *local_name, int *world, int *local);
+
 #endif

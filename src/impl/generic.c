@@ -62,6 +62,12 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return PMPI_Waitall(count, requests, statuses);
 }
 
+int tdm_impl_launch_shape(int *world, int *local)
+{
+    *world = *local = -1;
+    return -1;
+}
+
 int tdm_impl_node_uses_shm(void)
 {
     return 1; /* as MPI libraries do unless told otherwise */

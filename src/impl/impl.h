@@ -77,6 +77,13 @@ long long tdm_impl_status_bytes(const MPI_Status *status);
    the MPI tool interface; after MPI_Init. */
 int tdm_impl_node_uses_shm(void);
 
+/* How the launcher spread the job: *world ranks in all, *local of them on
+   this host, from the variables each MPI's launcher gives its ranks (Open
+   MPI's mpirun: OMPI_COMM_WORLD_SIZE and _LOCAL_SIZE; MPICH's Hydra:
+   PMI_SIZE and MPI_LOCALNRANKS). Returns 0, or -1 where the launcher said
+   nothing (a singleton, another launcher). Before MPI_Init too. */
+int tdm_impl_launch_shape(int *world, int *local);
+
 /* MPI libraries on UCX (ucx_exit.c): the MPI library's UCX workers are
    those created between init_begins and init_ends (around MPI_Init); from
    finalize_begins (before PMPI_Finalize, with TANDEM_FINALIZE_PROGRESS), a

@@ -104,6 +104,11 @@ int tdm_impl_type_size(MPI_Datatype datatype, int *size)
     return PMPI_Type_size(datatype, size);
 }
 
+int tdm_impl_launch_shape(int *world, int *local)
+{
+    return tdm_impl_env_shape("PMI_SIZE", "MPI_LOCALNRANKS", world, local);
+}
+
 /* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
 int tdm_impl_node_uses_shm(void)
 {

@@ -104,6 +104,11 @@ static int names_shm(const char *list)
     return 0;
 }
 
+int tdm_impl_launch_shape(int *world, int *local)
+{
+    return tdm_impl_env_shape("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", world, local);
+}
+
 /* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */
 int tdm_impl_node_uses_shm(void)
 {

@@ -97,15 +97,17 @@ def settings_lines(result) -> list[str]:
 
 
 def test_run_says_once_what_tandem_does_and_how_to_turn_on_the_rest(tmp_path):
-    """Without settings Tandem does nothing visible; the line says so."""
+    """Without settings Tandem decides progress itself (auto); the line says
+    so, and how to force it."""
     script = tmp_path / "quiet.sh"
     script.write_text("#!/bin/sh\ntrue\n")
     script.chmod(0o755)
     plain = tandem("run", "-n", "2", "--mpi", "mpich", str(script), unset=SETTINGS)
     assert plain.returncode == 0, plain.stderr
     assert settings_lines(plain) == [
-        "tandem: progress off (--progress drive|proxy), collectives by the MPI library "
-        "(-e TANDEM_COLL=tandem), monitoring off (--monitor); --quiet hides this line"
+        "tandem: progress auto (on where the ranks span hosts; --progress drive|proxy forces "
+        "it), collectives by the MPI library (-e TANDEM_COLL=tandem), monitoring off "
+        "(--monitor); --quiet hides this line"
     ]
     busy = tandem(
         "run", "--mpi", "mpich", "-e", "TANDEM_COLL=tandem", str(script),

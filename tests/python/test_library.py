@@ -71,6 +71,44 @@ def test_strict_mode_stops_every_rank_when_one_rank_warns(build):
     )
 
 
+def test_auto_progress_stays_off_where_every_rank_runs_on_one_host(build):
+    """TANDEM_PROGRESS=auto, the default: with every rank on this host, no
+    progress thread starts and the MPI library is asked for the program's own
+    thread level (Open MPI charges MPI_THREAD_MULTIPLE on every small
+    message); TANDEM_VERBOSE=1 says what it chose and why."""
+    program = program_path(build, "test_init_thread")
+    result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "2"})
+    assert result.returncode == 0, result.stderr
+    assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in result.stderr
+    assert "TANDEM_PROGRESS=off (default)" in result.stderr
+    assert "progress thread:" not in result.stderr
+
+
+# The launcher's variables that say how many ranks run on this host.
+LOCAL_SIZE = {"Open MPI": "OMPI_COMM_WORLD_LOCAL_SIZE", "MPICH": "MPI_LOCALNRANKS"}
+
+
+def test_auto_progress_drives_on_sockets_where_ranks_span_hosts(build):
+    """Where the launcher says the ranks span hosts (here: a rank that is
+    told it runs alone on its host), auto drives the MPI library waiting on
+    the sockets; an explicit TANDEM_POLL or TANDEM_PROGRESS still wins."""
+    program = program_path(build, "test_p2p_nonblocking")
+    alone = f"{LOCAL_SIZE[build.family]}=1 exec {program}"
+    spread = launch(build, 2, ["/bin/sh", "-c", alone], env={"TANDEM_VERBOSE": "2"})
+    assert spread.returncode == 0, spread.stderr
+    said = "TANDEM_PROGRESS=auto: drive: 1 of the 2 ranks run on this host, the others across"
+    assert said in spread.stderr
+    assert "TANDEM_POLL=event (default)" in spread.stderr
+    assert len(re.findall(r"progress thread: \d+ polls", spread.stderr)) == 2
+    polled = launch(
+        build, 2, ["/bin/sh", "-c", alone], env={"TANDEM_VERBOSE": "1", "TANDEM_POLL": "yield"}
+    )
+    assert polled.returncode == 0 and "TANDEM_POLL=yield\n" in polled.stderr, polled.stderr
+    forced = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "TANDEM_PROGRESS": "proxy"})
+    assert forced.returncode == 0 and "TANDEM_PROGRESS=auto" not in forced.stderr
+    assert "TANDEM_PROGRESS=proxy\n" in forced.stderr
+
+
 def test_verbose_prints_the_effective_configuration_on_rank_0(build):
     program = program_path(build, "test_init_thread")
     result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "TANDEM_TRACE": "no"})
