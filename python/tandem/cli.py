@@ -251,6 +251,19 @@ def command_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_doctor(args: argparse.Namespace) -> int:
+    from .doctor import doctor
+
+    builds = load_builds(Path(args.builds))
+    if args.mpi:
+        builds = [b for b in builds if b.directory.name == args.mpi]
+    if not builds:
+        print(f"no Tandem build in {args.builds}: run `make` to build one per MPI")
+        return 1
+    print(doctor(builds, args.nprocs))
+    return 0
+
+
 def command_bench(args: argparse.Namespace) -> int:
     from . import bench
 
@@ -639,6 +652,17 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(func=command_report)
 
     info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
+    doctor = sub.add_parser(
+        "doctor",
+        help="check what this setup gives Tandem, with advice",
+        description="Check, in a few seconds, what this machine and each MPI give Tandem: "
+        "the thread level, the cores against the ranks, how the ranks of a host talk, and "
+        "what the default TANDEM_PROGRESS=auto decides for a launch of N ranks (from a real "
+        "launch); one line of advice per finding.",
+    )
+    doctor.add_argument("-n", "--nprocs", type=int, default=2, help="ranks (default 2)")
+    doctor.add_argument("--mpi", choices=["openmpi", "mpich"], help="check one MPI only")
+    doctor.set_defaults(func=command_doctor)
     info.set_defaults(func=command_info)
     return parser
 

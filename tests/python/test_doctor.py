@@ -1,0 +1,43 @@
+"""tandem doctor: the findings of a real check of each build, with advice."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import FAMILIES, tandem_cli
+from tandem.doctor import btl_without_shared_memory
+
+
+def test_doctor_reports_thread_level_cores_transport_and_the_auto_decision(build):
+    option = FAMILIES[build.family]
+    result = tandem_cli("doctor", "--mpi", option)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"{option}: Tandem for {build.family}" in out
+    assert "thread level: MPI_THREAD_MULTIPLE granted" in out
+    cores = len(os.sched_getaffinity(0))
+    assert f"cores: {cores} cores for 2 ranks" in out
+    assert "between ranks of a host: the MPI library's shared memory" in out
+    # the library's own decision, from a launch of 2 ranks on this host
+    assert "TANDEM_PROGRESS=auto on 2 ranks: off: all 2 ranks run on this host" in out
+    assert out.count("    -> ") == 4  # one line of advice per finding
+
+
+def test_doctor_names_sockets_between_node_mates_and_spare_cores(build):
+    option = FAMILIES[build.family]
+    variable = {"openmpi": "OMPI_MCA_btl", "mpich": "MPIR_CVAR_NOLOCAL"}[option]
+    value = {"openmpi": "self,tcp", "mpich": "1"}[option]
+    result = tandem_cli("doctor", "--mpi", option, "-n", "1", env={variable: value})
+    assert result.returncode == 0, result.stderr
+    assert f"between ranks of a host: sockets ({variable}={value})" in result.stdout
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert "a spare core per rank" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "without"),
+    [("self,tcp", True), ("self,vader,tcp", False), ("^vader", True), ("^tcp", False)],
+)
+def test_open_mpi_btl_lists_are_read_both_ways(value, without):
+    assert btl_without_shared_memory(value) is without
