@@ -8,7 +8,10 @@
  * Every rank computes; the slowest rank's times count. Medians over the
  * trials. One JSON object per size on stdout.
  *
- *   coll_overlap ibcast|iallreduce|iscatter|ialltoall SIZE[,SIZE...] [TRIALS [SETTLE_US]]
+ *   coll_overlap ibcast|iallreduce|iscatter|ialltoall[,...] SIZE[,SIZE...] [TRIALS [SETTLE_US]]
+ *
+ * Several collectives, comma-separated, run one after the other, each over
+ * every size.
  *
  * SETTLE_US (default 0): every rank sleeps that long before each timing, so
  * that every timing starts from a rested network. On the shaped network (a
@@ -74,49 +77,68 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     static const char *const names[] = {"ibcast", "iallreduce", "iscatter", "ialltoall"};
-    int which = -1;
-    for (int i = 0; argc > 2 && i < 4; i++)
-        if (strcmp(argv[1], names[i]) == 0)
-            which = i;
-    if (which < 0) {
+    enum { MAX_SIZES = 64 };
+    int chosen[4], nchosen = 0, sizes[MAX_SIZES], nsizes = 0, usable = argc > 2;
+    for (char *item = usable ? strtok(argv[1], ",") : NULL; item; item = strtok(NULL, ",")) {
+        int which = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(item, names[i]) == 0)
+                which = i;
+        usable = usable && which >= 0 && nchosen < 4;
+        if (usable)
+            chosen[nchosen++] = which;
+    }
+    for (char *item = usable ? strtok(argv[2], ",") : NULL; item; item = strtok(NULL, ",")) {
+        usable = usable && nsizes < MAX_SIZES && atoi(item) >= 0;
+        if (usable)
+            sizes[nsizes++] = atoi(item);
+    }
+    if (!usable || nchosen == 0 || nsizes == 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: coll_overlap ibcast|iallreduce|iscatter|ialltoall "
+            fprintf(stderr, "usage: coll_overlap ibcast|iallreduce|iscatter|ialltoall[,...] "
                             "SIZE[,SIZE...] [TRIALS [SETTLE_US]]\n");
         MPI_Finalize();
         return 1;
     }
     int trials = argc > 3 ? atoi(argv[3]) : 5;
+    trials = trials < 1 ? 1 : trials;
     settle_us = argc > 4 ? atol(argv[4]) : 0;
     double *pure = malloc(sizeof(double) * (size_t)trials);
     double *work = malloc(sizeof(double) * (size_t)trials);
     double *overall = malloc(sizeof(double) * (size_t)trials);
     compute(1); /* first touch */
-    for (char *item = strtok(argv[2], ","); item; item = strtok(NULL, ",")) {
-        int bytes = atoi(item);
-        size_t room = (size_t)bytes * (size_t)size + 64;
-        a = calloc(room, 1);
-        b = calloc(room, 1);
-        timed(which, bytes, size, 0);               /* warm-up */
-        double sweep = timed(-1, 0, size, 50) / 50; /* the work's pace, now */
-        for (int t = 0; t < trials; t++) {
-            pure[t] = timed(which, bytes, size, 0);
-            long sweeps = (long)(pure[t] / sweep) + 1;
-            work[t] = timed(-1, 0, size, sweeps);
-            overall[t] = timed(which, bytes, size, sweeps);
+    for (int k = 0; k < nchosen; k++) {
+        int which = chosen[k];
+        for (int s = 0; s < nsizes; s++) {
+            int bytes = sizes[s];
+            size_t room = (size_t)bytes * (size_t)size + 64;
+            a = calloc(room, 1);
+            b = calloc(room, 1);
+            timed(which, bytes, size, 0);               /* warm-up */
+            double sweep = timed(-1, 0, size, 50) / 50; /* the work's pace, now */
+            for (int t = 0; t < trials; t++) {
+                pure[t] = timed(which, bytes, size, 0);
+                long sweeps = (long)(pure[t] / sweep) + 1;
+                work[t] = timed(-1, 0, size, sweeps);
+                overall[t] = timed(which, bytes, size, sweeps);
+            }
+            double p = median(pure, trials), w = median(work, trials);
+            double o = median(overall, trials), overlap = 100 - (o - w) / p * 100;
+            if (rank == 0)
+                printf("{\"test\": \"coll_overlap\", \"collective\": \"%s\", \"ranks\": %d, "
+                       "\"bytes\": %d, \"trials\": %d, \"settle_us\": %ld, \"pure_s\": %.7f, "
+                       "\"compute_s\": %.7f, "
+                       "\"overall_s\": %.7f, \"overlap\": %.2f}\n",
+                       names[which], size, bytes, trials, settle_us, p, w, o,
+                       overlap < 0 ? 0 : overlap);
+            fflush(stdout);
+            free(a);
+            free(b);
         }
-        double p = median(pure, trials), w = median(work, trials), o = median(overall, trials);
-        double overlap = 100 - (o - w) / p * 100;
-        if (rank == 0)
-            printf("{\"test\": \"coll_overlap\", \"collective\": \"%s\", \"ranks\": %d, "
-                   "\"bytes\": %d, \"trials\": %d, \"settle_us\": %ld, \"pure_s\": %.7f, "
-                   "\"compute_s\": %.7f, "
-                   "\"overall_s\": %.7f, \"overlap\": %.2f}\n",
-                   names[which], size, bytes, trials, settle_us, p, w, o,
-                   overlap < 0 ? 0 : overlap);
-        fflush(stdout);
-        free(a);
-        free(b);
     }
+    free(pure);
+    free(work);
+    free(overall);
     MPI_Finalize();
     return 0;
 }
