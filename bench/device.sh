@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+# The measurements that need spare cores, in one run of at most 8 minutes on
+# the lent 16-core machine, which has no MPI of its own and may run under
+# gVisor (docs/PERFORMANCE.md, "With spare cores: the lent 16-core machine").
+#
+#   bash bench/device.sh [PACK]
+#
+# PACK: tools/device-pack's archive (default .device-pack/tandem-device.tar.gz)
+# or the folder it unpacks to. First it records what works there (the node
+# probe: processes, shared memory, CMA, affinity; each MPI's hello world over
+# shared memory and TCP, trying fallbacks where the default fails), then it
+# runs, in rounds that interleave the configurations, until its time is up:
+#   overlap  bench/overlap.c, shared memory and TCP over loopback, 256 KiB to
+#            4 MiB, every variant, 2 ranks (idle cores beside them), 8 and 14
+#   coll     bench/coll_overlap.c, ibcast and iallreduce, 2 and 8 ranks
+#   halo     bench/halo.c, 2, 8 and 16 ranks
+# each native, with Tandem (drive, proxy) and with MPICH's own thread.
+#
+# Results in $OUT (default ./device-out), rewritten after every launch so
+# that a run cut short leaves whole files: node.json, overlap.json,
+# coll.json, halo.json (every record, labelled), device.log (every launch:
+# its command, exit status, time, and the end of its output when it failed).
+# tools/device-report turns them into tables.
+#
+# DEVICE_BUDGET_S (default 450): no launch starts that could end later.
+# DEVICE_ROUNDS (default 5): rounds at most.
+# DEVICE_QUICK=1: tiny sizes, few ranks, one round (tools/device-pack --check).
+set -uo pipefail
+
+BUDGET=${DEVICE_BUDGET_S:-450}
+MAX_ROUNDS=${DEVICE_ROUNDS:-5}
+QUICK=${DEVICE_QUICK:-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PACK=${1:-$ROOT/.device-pack/tandem-device.tar.gz}
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/tandem-device-run.XXXXXX)
+LOG=$OUT/device.log
+: >"$LOG"
+SECONDS=0
+
+if [ -n "$QUICK" ]; then
+    OVERLAP_RANKS=(2 4) OVERLAP_SIZES=262144 OVERLAP_TRIALS=1
+    COLL_RANKS=(2) COLL_SIZES=65536 COLL_TRIALS=1
+    HALO_RANKS=(2) HALO_CELLS=262144 HALO_BYTES=65536 HALO_STEPS=2 HALO_TRIALS=1
+    MAX_ROUNDS=1
+else
+    OVERLAP_RANKS=(2 8 14) OVERLAP_SIZES=262144,1048576,4194304 OVERLAP_TRIALS=5
+    COLL_RANKS=(2 8) COLL_SIZES=65536,1048576,4194304 COLL_TRIALS=5
+    HALO_RANKS=(2 8 16) HALO_CELLS=4194304 HALO_BYTES=1048576 HALO_STEPS=10 HALO_TRIALS=3
+fi
+VARIANTS=isend_recv,irecv_send,both
+COLLECTIVES=ibcast,iallreduce
+MPIS=(openmpi mpich)
+TRANSPORTS=(shm tcp)
+
+log() { echo "$*" >>"$LOG"; }
+say() {
+    printf '[%3ds] %s\n' "$SECONDS" "$*"
+    log "[${SECONDS}s] $*"
+}
+
+# ------------------------------------------------------------------ the pack
+if [ -f "$PACK" ]; then
+    tar -xzf "$PACK" -C "$WORK" || {
+        say "cannot unpack $PACK"
+        exit 1
+    }
+    PACK=$WORK/tandem-device
+fi
+[ -f "$PACK/env.sh" ] || {
+    say "no env.sh in $PACK: build it with tools/device-pack"
+    exit 1
+}
+DEVICE_PACK=$(cd "$PACK" && pwd)
+# shellcheck source=/dev/null
+. "$DEVICE_PACK/env.sh"
+say "pack: $DEVICE_PACK ($(head -2 "$DEVICE_PACK/VERSIONS" | tail -1)); budget ${BUDGET}s"
+
+family() { [ "$1" = openmpi ] && echo "Open MPI" || echo MPICH; }
+
+# A JSON string of $1: quotes, backslashes and control characters escaped.
+json_str() {
+    local s
+    s=$(printf '%s' "$1" | tr -d '\000-\010\013\014\016-\037')
+    s=${s//\\/\\\\}
+    s=${s//\"/\\\"}
+    s=${s//$'\t'/\\t}
+    s=${s//$'\n'/\\n}
+    s=${s//$'\r'/}
+    printf '"%s"' "$s"
+}
+
+# The lines of file $1 as the items of a JSON list.
+json_items() { [ -s "$1" ] && sed '$!s/$/,/' "$1"; }
+
+MACHINE=$(printf '{"cores": %s, "kernel": %s, "cpu": %s, "memory_kib": %s, "host": %s}' \
+    "$(nproc 2>/dev/null || echo 0)" "$(json_str "$(uname -r)")" \
+    "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)")" \
+    "$(awk '/^MemTotal/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)" \
+    "$(json_str "$(hostname 2>/dev/null)")")
+
+# ------------------------------------------------------------------ launching
+# Kill every process of session $1 (a launch and whatever it started: both
+# MPIs put their ranks in process groups of their own, in the same session).
+kill_session() {
+    local stat line pid session
+    for stat in /proc/[0-9]*/stat; do
+        read -r line 2>/dev/null <"$stat" || continue
+        pid=${line%% *}
+        # after the command's name: state ppid pgrp session ...
+        read -r _ _ _ session _ <<<"${line##*) }"
+        if [ "$session" = "$1" ]; then
+            kill -KILL "$pid" 2>/dev/null
+        fi
+    done
+    return 0
+}
+
+# Whether process $1 runs (a zombie does not).
+running() {
+    local stat
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+    stat=${stat##*) }
+    [ "${stat%% *}" != Z ]
+}
+
+# run_bounded LIMIT EXPECTED OUTFILE ERRFILE COMMAND...: run COMMAND in a
+# session of its own (setsid does not fork here: a background job of a
+# script leads no process group, so the session's number is $!), for at
+# most LIMIT seconds, and once EXPECTED JSON lines are out, 3 seconds more
+# (MPICH over UCX's TCP hangs in MPI_Finalize at times, after its results).
+# Sets STATUS (124 when killed), KILLED ("", "timeout" or "finalize") and
+# TOOK (milliseconds).
+run_bounded() {
+    local limit=$1 expected=$2 out=$3 err=$4 pid start now complete=""
+    shift 4
+    start=${EPOCHREALTIME/[.,]/}
+    setsid "$@" >"$out" 2>"$err" </dev/null &
+    pid=$!
+    KILLED=""
+    while running "$pid"; do
+        sleep 0.1
+        now=${EPOCHREALTIME/[.,]/}
+        if [ -z "$complete" ] && [ "$(grep -c '^{' "$out")" -ge "$expected" ]; then
+            complete=$now
+        fi
+        if [ -n "$complete" ] && [ $((now - complete)) -gt 3000000 ]; then
+            KILLED=finalize
+        elif [ $((now - start)) -gt $((limit * 1000000)) ]; then
+            KILLED=timeout
+        fi
+        [ -n "$KILLED" ] && break
+    done
+    kill_session "$pid"
+    wait "$pid" 2>/dev/null
+    STATUS=$?
+    [ -n "$KILLED" ] && STATUS=124
+    now=${EPOCHREALTIME/[.,]/}
+    TOOK=$(((now - start) / 1000))
+}
+
+# The command line of MPI $1 starting $2 ranks with SETTINGS (launcher
+# arguments and NAME=VALUE for the ranks) and Tandem preloaded when $3 is
+# "tandem"; then the program and its arguments. Into the array COMMAND.
+command_line() {
+    local mpi=$1 np=$2 with=$3 settings=$4 word
+    shift 4
+    local -a args=() env=()
+    for word in $settings; do
+        if [[ $word =~ ^[A-Z_][A-Z0-9_]*= ]]; then env+=("$word"); else args+=("$word"); fi
+    done
+    [ "$with" = tandem ] && env+=("LD_PRELOAD=$DEVICE_PACK/tandem/$mpi/libtandem.so")
+    if [ "$mpi" = openmpi ]; then
+        COMMAND=(mpirun.openmpi --oversubscribe -n "$np" "${args[@]}")
+        for word in "${env[@]}"; do COMMAND+=(-x "$word"); done
+    else
+        COMMAND=(mpiexec.mpich -n "$np" "${args[@]}")
+        for word in "${env[@]}"; do COMMAND+=(-genv "${word%%=*}" "${word#*=}"); done
+    fi
+    COMMAND+=("$DEVICE_PACK/tandem/$mpi/$1" "${@:2}")
+}
+
+# launch BENCH MPI TRANSPORT CONFIG ROUND NP EXPECTED LIMIT PROGRAM ARGS...:
+# one launch of a benchmark; its records, labelled, go to $WORK/BENCH.records,
+# a problem to $WORK/BENCH.problems. Returns 1 when too little time is left.
+launch() {
+    local bench=$1 mpi=$2 transport=$3 config=$4 round=$5 np=$6 expected=$7 limit=$8
+    shift 8
+    local name=${config%%|*} rest=${config#*|} left=$((BUDGET - SECONDS))
+    local with=${rest%%|*} variables=${rest#*|} key="$bench $mpi $transport $config $np"
+    [ "$left" -ge 15 ] || return 1
+    if [ -n "${TIMED_OUT[$key]:-}" ]; then # it would likely waste its time again
+        json_str "$(family "$mpi") $transport $name $np ranks round $round: left out, killed after its time in round ${TIMED_OUT[$key]}" \
+            >>"$WORK/$bench.problems"
+        echo >>"$WORK/$bench.problems"
+        return 0
+    fi
+    [ "$limit" -le "$left" ] || limit=$left
+    command_line "$mpi" "$np" "$with" "${SETTINGS[$mpi-$transport]} $variables" "$@"
+    run_bounded "$limit" "$expected" "$WORK/out" "$WORK/err" "${COMMAND[@]}"
+    local label
+    label=$(printf '"mpi": "%s", "transport": "%s", "config": "%s", "round": %d, "launched_ranks": %d, ' \
+        "$(family "$mpi")" "$transport" "$name" "$round" "$np")
+    grep '^{' "$WORK/out" | sed "s/^{/{$label/" >>"$WORK/$bench.records"
+    local found
+    found=$(grep -c '^{' "$WORK/out")
+    log "$bench $mpi $transport $name round $round, $np ranks: ${COMMAND[*]}"
+    log "  exit $STATUS${KILLED:+ (killed: $KILLED)}, ${TOOK} ms, $found of $expected records"
+    if [ "$STATUS" -ne 0 ] || [ "$found" -lt "$expected" ]; then
+        tail -n 15 "$WORK/err" | sed 's/^/  | /' >>"$LOG"
+        local what="exit $STATUS"
+        [ "$KILLED" = finalize ] && what="still running 3 s after its results (MPI_Finalize), killed"
+        if [ "$KILLED" = timeout ]; then
+            what="killed after ${limit}s"
+            TIMED_OUT[$key]=$round
+        fi
+        json_str "$(family "$mpi") $transport $name $np ranks round $round: $what, $found of $expected records; $(tail -n 3 "$WORK/err")" \
+            >>"$WORK/$bench.problems"
+        echo >>"$WORK/$bench.problems"
+    fi
+    render "$bench"
+    return 0
+}
+
+# Write $OUT/BENCH.json from what was gathered so far.
+render() {
+    local bench=$1
+    touch "$WORK/$bench.records" "$WORK/$bench.problems"
+    {
+        printf '{"benchmark": "%s", "date": "%s", "machine": %s, "quick": %s,\n' \
+            "$bench" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$MACHINE" "$([ -n "$QUICK" ] && echo true || echo false)"
+        printf '"settings": {'
+        local key first=1
+        for key in "${!SETTINGS[@]}"; do
+            [ $first = 1 ] || printf ', '
+            first=0
+            printf '"%s": %s' "$key" "$(json_str "${SETTINGS[$key]}")"
+        done
+        printf '},\n"parameters": %s,\n' "${PARAMETERS[$bench]:-{\}}"
+        printf '"problems": [\n'
+        json_items "$WORK/$bench.problems"
+        printf '],\n"records": [\n'
+        json_items "$WORK/$bench.records"
+        printf ']}\n'
+    } >"$OUT/$bench.json.tmp" && mv "$OUT/$bench.json.tmp" "$OUT/$bench.json"
+}
+
+declare -A SETTINGS=() PARAMETERS=() TIMED_OUT=()
+PARAMETERS[overlap]=$(printf '{"variants": "%s", "sizes": "%s", "trials": %d}' \
+    "$VARIANTS" "$OVERLAP_SIZES" "$OVERLAP_TRIALS")
+PARAMETERS[coll]=$(printf '{"collectives": "%s", "sizes": "%s", "trials": %d}' \
+    "$COLLECTIVES" "$COLL_SIZES" "$COLL_TRIALS")
+PARAMETERS[halo]=$(printf '{"cells": %d, "halo_bytes": %d, "steps": %d, "trials": %d}' \
+    "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
+
+# ------------------------------------------------------------- what works here
+say "node probe"
+NODE_PROBE=$(timeout 30 "$DEVICE_PACK/tandem/tandem-node-probe" 2>>"$LOG")
+[ -n "$NODE_PROBE" ] || NODE_PROBE='{"failed": true}'
+log "  $NODE_PROBE"
+CMA_OK=0
+[[ $NODE_PROBE == *'"cma": "ok"'* ]] && CMA_OK=1
+SYSTEM=$(printf '{"nproc": %s, "affinity_list": %s, "dev_shm": %s, "interfaces": %s, "memlock": %s, "python3": %s}' \
+    "$(nproc 2>/dev/null || echo 0)" \
+    "$(json_str "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)")" \
+    "$(json_str "$(grep -E ' /dev/shm ' /proc/mounts || echo 'not mounted')")" \
+    "$(json_str "$(find /sys/class/net -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)")" \
+    "$(json_str "$(ulimit -l)")" \
+    "$(json_str "$(command -v python3 || echo none)")")
+
+# Candidate settings for each MPI and transport, most faithful first: the
+# first one under which the hello world runs is kept. Without CMA (gVisor
+# may refuse process_vm_readv) those that need it are left out.
+candidates() {
+    case $1 in
+    openmpi-shm)
+        [ $CMA_OK = 1 ] && echo ""
+        echo "--mca btl_vader_single_copy_mechanism none"
+        echo "--mca btl_vader_single_copy_mechanism none --mca btl_vader_backing_directory /tmp --bind-to none"
+        ;;
+    openmpi-tcp)
+        echo "--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo"
+        echo "--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo --bind-to none"
+        ;;
+    mpich-shm)
+        [ $CMA_OK = 1 ] && echo ""
+        echo "UCX_TLS=^cma"
+        echo "UCX_TLS=^cma -hosts localhost"
+        ;;
+    mpich-tcp)
+        echo "UCX_TLS=self,tcp MPIR_CVAR_NOLOCAL=1 UCX_NET_DEVICES=lo"
+        echo "UCX_TLS=self,tcp MPIR_CVAR_NOLOCAL=1 UCX_NET_DEVICES=lo -hosts localhost"
+        ;;
+    esac
+}
+
+: >"$WORK/node.hello"
+hello() { # MPI TRANSPORT NP WITH SETTINGS EXTRA-ENV
+    local mpi=$1 transport=$2 np=$3 with=$4 settings=$5 extra=$6
+    command_line "$mpi" "$np" "$with" "$settings $extra" tandem-hello
+    run_bounded 20 1 "$WORK/out" "$WORK/err" "${COMMAND[@]}"
+    log "hello $mpi $transport $np ranks ${with:-native}: ${COMMAND[*]}"
+    log "  exit $STATUS${KILLED:+ (killed: $KILLED)}, ${TOOK} ms"
+    local result ok=false
+    result=$(grep -m1 '^{' "$WORK/out")
+    if [ "$STATUS" -eq 0 ] && [[ $result == *'"ring": "ok", "allreduce": "ok"'* ]]; then
+        ok=true
+    else
+        tail -n 20 "$WORK/err" | sed 's/^/  | /' >>"$LOG"
+    fi
+    [ "$with" = tandem ] && sed 's/^/  tandem: /' "$WORK/err" >>"$LOG"
+    printf '{"mpi": "%s", "transport": "%s", "ranks": %d, "tandem": %s, "settings": %s, "ok": %s, "exit": %d, "ms": %d, "result": %s, "error": %s}\n' \
+        "$(family "$mpi")" "$transport" "$np" "$([ "$with" = tandem ] && echo true || echo false)" \
+        "$(json_str "$settings $extra")" "$ok" "$STATUS" "$TOOK" "${result:-null}" \
+        "$(json_str "$([ $ok = true ] || tail -n 3 "$WORK/err")")" >>"$WORK/node.hello"
+    [ $ok = true ]
+}
+
+render_node() {
+    local key first=1
+    {
+        printf '{"benchmark": "node", "date": "%s", "machine": %s,\n"system": %s,\n"probe": %s,\n' \
+            "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$MACHINE" "$SYSTEM" "$NODE_PROBE"
+        printf '"settings": {'
+        for key in "${!SETTINGS[@]}"; do
+            [ $first = 1 ] || printf ', '
+            first=0
+            printf '"%s": %s' "$key" "$(json_str "${SETTINGS[$key]}")"
+        done
+        printf '},\n"hello": [\n'
+        json_items "$WORK/node.hello"
+        printf ']}\n'
+    } >"$OUT/node.json.tmp" && mv "$OUT/node.json.tmp" "$OUT/node.json"
+}
+
+for mpi in "${MPIS[@]}"; do
+    for transport in "${TRANSPORTS[@]}"; do
+        while read -r settings; do
+            if hello "$mpi" "$transport" 2 "" "$settings" ""; then
+                SETTINGS[$mpi-$transport]=$settings
+                break
+            fi
+        done < <(candidates "$mpi-$transport")
+        if [ -n "${SETTINGS[$mpi-$transport]+set}" ]; then
+            say "$(family "$mpi") $transport: runs with '${SETTINGS[$mpi-$transport]}'"
+        else
+            say "$(family "$mpi") $transport: no setting runs; its benchmarks are left out"
+        fi
+        render_node
+    done
+    # Tandem loaded (its configuration on stderr, in device.log), and where
+    # the launcher puts as many ranks as the largest runs have.
+    if [ -n "${SETTINGS[$mpi-shm]+set}" ]; then
+        hello "$mpi" shm 2 tandem "${SETTINGS[$mpi-shm]}" "TANDEM_VERBOSE=1 TANDEM_PROGRESS=proxy"
+        hello "$mpi" shm "${HALO_RANKS[-1]}" "" "${SETTINGS[$mpi-shm]}" ""
+        hello "$mpi" shm "${HALO_RANKS[-1]}" tandem "${SETTINGS[$mpi-shm]}" "TANDEM_PROGRESS=proxy"
+        render_node
+    fi
+done
+
+# ------------------------------------------------------------- the benchmarks
+# Configurations: NAME|tandem or empty|NAME=VALUE for the ranks.
+configs() { # BENCH MPI TRANSPORT
+    local shm_off=""
+    [ "$3" = tcp ] && shm_off=" TANDEM_COLL_SHM=0" # TCP stands for separate nodes
+    echo "native||"
+    if [ "$1" = coll ]; then
+        echo "tandem-coll-drive|tandem|TANDEM_PROGRESS=drive TANDEM_COLL=tandem$shm_off"
+        echo "tandem-coll|tandem|TANDEM_PROGRESS=proxy TANDEM_COLL=tandem$shm_off"
+    else
+        echo "tandem-drive-yield|tandem|TANDEM_PROGRESS=drive TANDEM_POLL=yield"
+        echo "tandem-proxy-yield|tandem|TANDEM_PROGRESS=proxy TANDEM_POLL=yield"
+    fi
+    [ "$2" = mpich ] && echo "mpich-async-thread||MPIR_CVAR_ASYNC_PROGRESS=1"
+}
+
+count() { # the items of a comma-separated list
+    local -a items
+    IFS=, read -ra items <<<"$1"
+    echo "${#items[@]}"
+}
+
+# Every configuration of BENCH on NP ranks, in turn, for each MPI and transport.
+phase() { # BENCH NP ROUND
+    local bench=$1 np=$2 round=$3 mpi transport config expected limit
+    local -a program
+    case $bench in
+    overlap)
+        program=(tandem-bench-overlap "$VARIANTS" "$OVERLAP_SIZES" "$OVERLAP_TRIALS")
+        expected=$(($(count "$VARIANTS") * $(count "$OVERLAP_SIZES")))
+        ;;
+    coll)
+        program=(tandem-bench-coll-overlap "$COLLECTIVES" "$COLL_SIZES" "$COLL_TRIALS" 0)
+        expected=$(($(count "$COLLECTIVES") * $(count "$COLL_SIZES")))
+        ;;
+    halo)
+        program=(tandem-bench-halo "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
+        expected=1
+        ;;
+    esac
+    limit=$((20 + 2 * np))
+    say "$bench, $np ranks, round $round"
+    for mpi in "${MPIS[@]}"; do
+        for transport in "${TRANSPORTS[@]}"; do
+            [ -n "${SETTINGS[$mpi-$transport]+set}" ] || continue
+            while read -r config; do
+                launch "$bench" "$mpi" "$transport" "$config" "$round" "$np" "$expected" \
+                    "$limit" "${program[@]}" || return 1
+            done < <(configs "$bench" "$mpi" "$transport")
+        done
+    done
+}
+
+for bench in overlap coll halo; do render "$bench"; done
+round=0
+while [ "$round" -lt "$MAX_ROUNDS" ]; do
+    # The targets' runs first, so that a slow machine still gives each its
+    # first round: spare cores (overlap and coll, fewest ranks first), then
+    # every core busy (the most ranks), then the rest of the ghost cells.
+    for np in "${OVERLAP_RANKS[@]:0:${#OVERLAP_RANKS[@]}-1}"; do
+        phase overlap "$np" $round || break 2
+        for coll_np in "${COLL_RANKS[@]}"; do
+            [ "$coll_np" = "$np" ] && { phase coll "$np" $round || break 3; }
+        done
+    done
+    phase overlap "${OVERLAP_RANKS[-1]}" $round || break
+    for ((i = ${#HALO_RANKS[@]} - 1; i >= 0; i--)); do
+        phase halo "${HALO_RANKS[i]}" $round || break 2
+    done
+    round=$((round + 1))
+done
+say "done: $round whole round(s); results in $OUT"
+for bench in overlap coll halo; do
+    say "  $bench: $(wc -l <"$WORK/$bench.records") records," \
+        "$(grep -c . "$WORK/$bench.problems") problems"
+done
+rm -rf "$WORK"
