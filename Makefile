@@ -2,7 +2,7 @@
 #   make demo   install what is missing, build for Open MPI and MPICH, show the overlap
 #   make test   the same set-up, then the whole test suite
 #
-# Other targets: make build | check | format | bench | clean
+# Other targets: make build | check | format | bench | device-pack | device-check | clean
 
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
-	ctest asan tsan pytest mpi4py format clean
+	ctest asan tsan pytest mpi4py format clean device-pack device-check
 
 all: build
 
@@ -70,6 +70,15 @@ bench: build
 		--trials 3 --timeout 60 --io-dir /tmp --out docs/perf/ioapp-shaped
 	$(VENV)/bin/tandem bench monitor --sizes 8,4096 --ranks 2,4 --rounds 5 --trials 21 \
 		--steps 20 --timeout 120 --out docs/perf
+
+# Both MPIs from Debian's .deb files with Tandem built against each, for the
+# lent 16-core machine (bench/device.sh); the check runs it with the system's
+# MPI hidden (root). Not part of `make test`: it downloads the packages.
+device-pack: deps
+	tools/device-pack
+
+device-check: device-pack
+	tools/device-pack --check
 
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"
