@@ -198,6 +198,18 @@ def command_report(args: argparse.Namespace) -> int:
     return print_report(args.prefix, args.out)
 
 
+def command_device_report(args: argparse.Namespace) -> int:
+    from . import device
+
+    results = Path(args.results)
+    if not (results / "node.json").exists():
+        raise TandemError(f"{results} holds no node.json: give the $OUT of bench/device.sh")
+    targets = device.report(results, Path(args.out) if args.out else None)
+    print(targets.read_text(), end="")
+    print(f"tables, summary.json and targets.txt in {targets.parent}")
+    return 0
+
+
 def command_exec(args: argparse.Namespace) -> int:
     program = strip_dashdash(args.program)
     root = Path(args.builds)
@@ -650,6 +662,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where the files go (default: PREFIX's directory)"
     )
     report.set_defaults(func=command_report)
+
+    device_report = sub.add_parser(
+        "device-report",
+        help="tables and the targets of a run of bench/device.sh on the lent 16-core machine",
+    )
+    device_report.add_argument("results", metavar="DIR", help="the run's $OUT")
+    device_report.add_argument(
+        "--out", metavar="DIR", help="where the files go (default: DIR itself)"
+    )
+    device_report.set_defaults(func=command_device_report)
 
     info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
     doctor = sub.add_parser(

@@ -1,0 +1,140 @@
+"""The run on the lent 16-core machine: bench/device.sh and tools/device-pack
+parse as bash, and tandem device-report turns what bench/device.sh writes into
+tables and says which targets the run met. (The pack itself, and the run with
+the system's MPI hidden, are `make device-check`: it downloads Debian's
+packages, which CI should not do on every run.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import ROOT
+from tandem import device
+
+MACHINE = {"cores": 16, "kernel": "4.4.0", "cpu": "x", "memory_kib": 1, "host": "h"}
+
+
+def test_the_scripts_parse_as_bash():
+    for script in ("bench/device.sh", "tools/device-pack"):
+        result = subprocess.run(["bash", "-n", str(ROOT / script)], capture_output=True)
+        assert result.returncode == 0, result.stderr
+
+
+def overlap_record(config, ranks, variant, size, availability, slowdown, round_index=0):
+    return {
+        "mpi": "Open MPI",
+        "transport": "shm",
+        "config": config,
+        "round": round_index,
+        "launched_ranks": ranks,
+        "variant": variant,
+        "bytes": size,
+        "ranks": ranks,
+        "pairs": ranks // 2,
+        "trials": 5,
+        "transfer_s": 0.001,
+        "work_s": 0.001,
+        "total_s": 0.001 * (2 - availability),
+        "inflight_s": 0.001,
+        "availability": availability,
+        "slowdown": slowdown,
+        "availability_min": availability,
+        "slowdown_max": slowdown,
+    }
+
+
+def document(name, records, problems=()):
+    return {
+        "benchmark": name,
+        "machine": MACHINE,
+        "settings": {},
+        "problems": list(problems),
+        "records": records,
+    }
+
+
+def write_run(tmp_path, overlap, coll, halo):
+    node = {
+        "benchmark": "node",
+        "machine": MACHINE,
+        "probe": {"cma": "ok"},
+        "settings": {"openmpi-shm": ""},
+        "hello": [{"mpi": "Open MPI", "transport": "shm", "ranks": 2, "tandem": False, "ok": True}],
+    }
+    (tmp_path / "node.json").write_text(json.dumps(node))
+    for name, records in (("overlap", overlap), ("coll", coll), ("halo", halo)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(document(name, records)))
+
+
+def test_device_report_takes_medians_over_rounds_and_checks_the_targets(tmp_path):
+    mib = 1 << 20
+    overlap = [
+        overlap_record("native", 2, "both", mib, 0.1, 0.0),
+        overlap_record("tandem-proxy-yield", 2, "both", mib, 0.99, 0.01, 0),
+        overlap_record("tandem-proxy-yield", 2, "both", mib, 0.90, 0.01, 1),
+        overlap_record("tandem-proxy-yield", 2, "both", mib, 0.97, 0.02, 2),
+        overlap_record("tandem-drive-yield", 2, "both", mib, 0.50, 0.10),
+    ]
+    coll = [
+        {
+            "mpi": "MPICH",
+            "transport": "shm",
+            "config": config,
+            "round": 0,
+            "launched_ranks": 8,
+            "collective": "ibcast",
+            "bytes": mib,
+            "pure_s": pure,
+            "compute_s": pure,
+            "overall_s": pure,
+            "overlap": overlap_percent,
+        }
+        for config, pure, overlap_percent in (("native", 0.010, 5), ("tandem-coll", 0.0105, 95))
+    ]
+    halo = [
+        {
+            "mpi": "MPICH",
+            "transport": "tcp",
+            "config": config,
+            "round": r,
+            "launched_ranks": 16,
+            "step_s": step,
+            "compute_s": 0.002,
+            "comm_s": 0.001,
+            "hidden": 0.5,
+        }
+        for config, r, step in (
+            ("native", 0, 0.0030),
+            ("native", 1, 0.0034),
+            ("tandem-proxy-yield", 0, 0.0033),
+            ("tandem-drive-yield", 0, 0.0040),
+        )
+    ]
+    write_run(tmp_path, overlap, coll, halo)
+    out = tmp_path / "report"
+    targets = device.report(tmp_path, out).read_text().splitlines()
+
+    summary = json.loads((out / "summary.json").read_text())
+    proxy = next(r for r in summary["overlap"]["rows"] if r["config"] == "tandem-proxy-yield")
+    assert proxy["rounds"] == 3
+    assert proxy["availability"] == 0.97  # the median of 0.99, 0.90, 0.97
+    assert abs(proxy["availability_spread"] - 0.09) < 1e-9
+    assert "tandem-proxy-yield | 97 / +1" in (out / "overlap.md").read_text()
+
+    assert "overlap tandem-proxy-yield, >= 95% at <= +3%, 1-4 MiB, 2 and 8 ranks: met" in targets
+    assert any(
+        t.startswith("overlap tandem-drive-yield") and "missed in 1 of 1" in t for t in targets
+    )
+    assert "coll tandem-coll, >= 90% at <= 1.10x native pure time: met" in targets
+    # 16 ranks: native 3.2 ms (median of two rounds), spread 0.4 ms
+    assert any("tandem-proxy-yield" in t and "within the spread" in t for t in targets)
+    assert any("tandem-drive-yield" in t and "beyond the spread" in t for t in targets)
+
+
+def test_device_report_of_a_run_cut_short(tmp_path):
+    write_run(tmp_path, [], [], [])
+    (tmp_path / "halo.json").unlink()
+    targets = device.report(tmp_path).read_text()
+    assert "halo: no results" in targets
+    assert (tmp_path / "overlap.md").exists()
