@@ -35,8 +35,12 @@ def summarize(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
     groups: dict[tuple, list[dict]] = {}
     for r in records:
         groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+
+    def order(item):  # by each key's value, native first among configurations
+        return tuple((v != "native", v) if k == "config" else v for k, v in zip(keys, item[0]))
+
     rows = []
-    for key, rs in sorted(groups.items(), key=lambda item: tuple(map(str, item[0]))):
+    for key, rs in sorted(groups.items(), key=order):
         row = {**dict(zip(keys, key)), "rounds": len(rs)}
         for f in fields:
             values = [r[f] for r in rs]
