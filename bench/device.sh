@@ -287,6 +287,8 @@ candidates() {
         [ $CMA_OK = 1 ] && echo ""
         echo "UCX_TLS=^cma"
         echo "UCX_TLS=^cma -hosts localhost"
+        # neither /dev/shm nor CMA: UCX's System V segments between node mates
+        echo "MPIR_CVAR_NOLOCAL=1 UCX_TLS=self,sysv -hosts localhost"
         ;;
     mpich-tcp)
         echo "UCX_TLS=self,tcp MPIR_CVAR_NOLOCAL=1 UCX_NET_DEVICES=lo"
