@@ -101,19 +101,42 @@ MACHINE=$(printf '{"cores": %s, "kernel": %s, "cpu": %s, "memory_kib": %s, "host
     "$(json_str "$(hostname 2>/dev/null)")")
 
 # ------------------------------------------------------------------ launching
-# Kill every process of session $1 (a launch and whatever it started: both
-# MPIs put their ranks in process groups of their own, in the same session).
-kill_session() {
-    local stat line pid session
+# The processes descended from $1, from /proc: MPICH's Hydra starts its
+# proxy and the ranks in sessions of their own, so a launch's session does
+# not hold them, but they stay its descendants while it runs.
+descendants() {
+    local stat line pid ppid parent
+    local -A children=()
     for stat in /proc/[0-9]*/stat; do
         read -r line 2>/dev/null <"$stat" || continue
         pid=${line%% *}
-        # after the command's name: state ppid pgrp session ...
-        read -r _ _ _ session _ <<<"${line##*) }"
-        if [ "$session" = "$1" ]; then
-            kill -KILL "$pid" 2>/dev/null
-        fi
+        # after the command's name: state ppid ...
+        read -r _ ppid _ <<<"${line##*) }"
+        children[$ppid]+=" $pid"
     done
+    local -a queue=("$1")
+    while [ ${#queue[@]} -gt 0 ]; do
+        parent=${queue[0]}
+        queue=("${queue[@]:1}")
+        for pid in ${children[$parent]:-}; do
+            echo "$pid"
+            queue+=("$pid")
+        done
+    done
+}
+
+# End launch $1 and everything it started: SIGTERM to the launcher (both
+# MPIs then end their ranks and remove their shared-memory files), and after
+# 2 seconds SIGKILL to whatever of it is left.
+end_launch() {
+    local -a tree
+    mapfile -t tree < <(descendants "$1")
+    kill -TERM "$1" 2>/dev/null
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        running "$1" || break
+        sleep 0.1
+    done
+    kill -KILL "$1" "${tree[@]}" 2>/dev/null
     return 0
 }
 
@@ -126,9 +149,8 @@ running() {
 }
 
 # run_bounded LIMIT EXPECTED OUTFILE ERRFILE COMMAND...: run COMMAND in a
-# session of its own (setsid does not fork here: a background job of a
-# script leads no process group, so the session's number is $!), for at
-# most LIMIT seconds, and once EXPECTED JSON lines are out, 3 seconds more
+# session of its own (away from the terminal's signals), for at most LIMIT
+# seconds, and once EXPECTED JSON lines are out, 3 seconds more
 # (MPICH over UCX's TCP hangs in MPI_Finalize at times, after its results).
 # Sets STATUS (124 when killed), KILLED ("", "timeout" or "finalize") and
 # TOOK (milliseconds).
@@ -152,7 +174,7 @@ run_bounded() {
         fi
         [ -n "$KILLED" ] && break
     done
-    kill_session "$pid"
+    [ -n "$KILLED" ] && end_launch "$pid"
     wait "$pid" 2>/dev/null
     STATUS=$?
     [ -n "$KILLED" ] && STATUS=124
