@@ -25,6 +25,12 @@
 # DEVICE_BUDGET_S (default 450): no launch starts that could end later.
 # DEVICE_ROUNDS (default 5): rounds at most.
 # DEVICE_QUICK=1: tiny sizes, few ranks, one round (tools/device-pack --check).
+# A second, shorter call can ask for one question only:
+# DEVICE_ONLY=overlap: the overlap benchmark alone, every round;
+# DEVICE_OVERLAP_SIZES (comma-separated bytes), DEVICE_OVERLAP_RANKS (space-
+# separated counts): other sizes and rank counts;
+# DEVICE_POLLS (default yield): the progress thread's poll policies to run,
+# each as its own configuration (tandem-drive-POLL, tandem-proxy-POLL).
 set -uo pipefail
 
 BUDGET=${DEVICE_BUDGET_S:-450}
@@ -49,6 +55,10 @@ else
     COLL_RANKS=(2 8) COLL_SIZES=65536,1048576,4194304 COLL_TRIALS=5
     HALO_RANKS=(2 8 16) HALO_CELLS=4194304 HALO_BYTES=1048576 HALO_STEPS=10 HALO_TRIALS=3
 fi
+[ -n "${DEVICE_OVERLAP_SIZES:-}" ] && OVERLAP_SIZES=$DEVICE_OVERLAP_SIZES
+[ -n "${DEVICE_OVERLAP_RANKS:-}" ] && read -ra OVERLAP_RANKS <<<"$DEVICE_OVERLAP_RANKS"
+ONLY=${DEVICE_ONLY:-}
+POLLS=${DEVICE_POLLS:-yield}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
 MPIS=(openmpi mpich)
@@ -224,9 +234,18 @@ launch() {
     local label
     label=$(printf '"mpi": "%s", "transport": "%s", "config": "%s", "round": %d, "launched_ranks": %d, ' \
         "$(family "$mpi")" "$transport" "$name" "$round" "$np")
-    grep '^{' "$WORK/out" | sed "s/^{/{$label/" >>"$WORK/$bench.records"
-    local found
-    found=$(grep -c '^{' "$WORK/out")
+    # A record is one flat object on one line; a line that is not (seen
+    # once on the device: two records run together, the end of the first
+    # lost between the rank and the launcher) is counted as missing.
+    grep -E '^\{[^{}]*\}$' "$WORK/out" | sed "s/^{/{$label/" >>"$WORK/$bench.records"
+    local found broken
+    found=$(grep -cE '^\{[^{}]*\}$' "$WORK/out")
+    broken=$(($(grep -c '{' "$WORK/out") - found))
+    if [ "$broken" -gt 0 ]; then
+        json_str "$(family "$mpi") $transport $name $np ranks round $round: $broken broken record line(s) left out" \
+            >>"$WORK/$bench.problems"
+        echo >>"$WORK/$bench.problems"
+    fi
     log "$bench $mpi $transport $name round $round, $np ranks: ${COMMAND[*]}"
     log "  exit $STATUS${KILLED:+ (killed: $KILLED)}, ${TOOK} ms, $found of $expected records"
     if [ "$STATUS" -ne 0 ] || [ "$found" -lt "$expected" ]; then
@@ -396,8 +415,11 @@ configs() { # BENCH MPI TRANSPORT
         echo "tandem-coll-drive|tandem|TANDEM_PROGRESS=drive TANDEM_COLL=tandem$shm_off"
         echo "tandem-coll|tandem|TANDEM_PROGRESS=proxy TANDEM_COLL=tandem$shm_off"
     else
-        echo "tandem-drive-yield|tandem|TANDEM_PROGRESS=drive TANDEM_POLL=yield"
-        echo "tandem-proxy-yield|tandem|TANDEM_PROGRESS=proxy TANDEM_POLL=yield"
+        local poll
+        for poll in $POLLS; do
+            echo "tandem-drive-$poll|tandem|TANDEM_PROGRESS=drive TANDEM_POLL=$poll"
+            echo "tandem-proxy-$poll|tandem|TANDEM_PROGRESS=proxy TANDEM_POLL=$poll"
+        done
     fi
     [ "$2" = mpich ] && echo "mpich-async-thread||MPIR_CVAR_ASYNC_PROGRESS=1"
 }
@@ -441,7 +463,13 @@ phase() { # BENCH NP ROUND
 
 for bench in overlap coll halo; do render "$bench"; done
 round=0
-while [ "$round" -lt "$MAX_ROUNDS" ]; do
+while [ "$ONLY" = overlap ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+    for np in "${OVERLAP_RANKS[@]}"; do
+        phase overlap "$np" $round || break 2
+    done
+    round=$((round + 1))
+done
+while [ -z "$ONLY" ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     # The targets' runs first, so that a slow machine still gives each its
     # first round: spare cores (overlap and coll, fewest ranks first), then
     # every core busy (the most ranks), then the rest of the ghost cells.

@@ -24,9 +24,32 @@ TANDEM_COLL = ("tandem-coll-drive", "tandem-coll")
 
 
 def load(results: Path, name: str) -> dict | None:
-    """RESULTS/NAME.json, or None when the run did not get that far."""
+    """RESULTS/NAME.json, or None when the run did not get that far.
+
+    A file that is not valid JSON as a whole (a record line that arrived
+    broken) is read record by record: bench/device.sh writes one record per
+    line, so the broken ones are left out and listed among the problems."""
     path = results / f"{name}.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    if not path.exists():
+        return None
+    text = path.read_text()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    head, _, body = text.partition('\n"records": [\n')
+    doc = json.loads(head.rstrip().rstrip(",") + "}") if body else {}
+    doc.setdefault("problems", [])
+    doc["records"] = []
+    for number, line in enumerate(body.splitlines(), len(head.splitlines()) + 2):
+        line = line.strip().rstrip(",")
+        if not line.startswith("{"):
+            continue
+        try:
+            doc["records"].append(json.loads(line))
+        except json.JSONDecodeError:
+            doc["problems"].append(f"{path.name} line {number}: a broken record, left out")
+    return doc
 
 
 def summarize(records: list[dict], keys: tuple, fields: tuple) -> list[dict]:
@@ -97,6 +120,36 @@ def overlap_table(rows: list[dict]) -> str:
         )
     columns = ["MPI", "transport", "ranks", "variant", "size", "config"]
     return markdown(columns + ["availability / slowdown (%)", "transfer", "rounds"], table)
+
+
+def overlap_ranges(rows: list[dict]) -> str:
+    """One line per MPI, transport, ranks and configuration, one column per
+    size: the lowest and highest availability over the variants, and the
+    highest slowdown, in % (the medians over the rounds of overlap_rows)."""
+    sizes = sorted({r["bytes"] for r in rows})
+    cells: dict[tuple, dict[int, list[dict]]] = {}
+    for r in rows:
+        key = (r["mpi"], r["transport"], r["launched_ranks"], r["config"])
+        cells.setdefault(key, {}).setdefault(r["bytes"], []).append(r)
+
+    def order(key):  # Open MPI first, as in the other tables; native first
+        return (key[0] != "Open MPI", key[0], key[1], key[2], key[3] != "native", key[3])
+
+    table = []
+    for key in sorted(cells, key=order):
+        line = list(key)
+        for size in sizes:
+            rs = cells[key].get(size)
+            if not rs:
+                line.append("-")
+                continue
+            low = min(r["availability"] for r in rs)
+            high = max(r["availability"] for r in rs)
+            worst = max(r["slowdown"] for r in rs)
+            line.append(f"{100 * low:.0f}-{100 * high:.0f} / {100 * worst:+.0f}")
+        table.append(line)
+    columns = ["MPI", "transport", "ranks", "config"] + [size_label(s) for s in sizes]
+    return markdown(columns, table)
 
 
 def coll_table(rows: list[dict]) -> str:
@@ -207,7 +260,8 @@ def busy_target(halo: list[dict], overlap: list[dict]) -> list[str]:
 
 
 def report(results: Path, out: Path | None = None) -> Path:
-    """Tables (NAME.md), summary.json and targets.txt in 'out' (default:
+    """Tables (NAME.md, and overlap-ranges.md: the variants of each size in
+    one cell), summary.json and targets.txt in 'out' (default:
     'results'); returns the path of targets.txt."""
     out = out or results
     out.mkdir(parents=True, exist_ok=True)
@@ -223,6 +277,8 @@ def report(results: Path, out: Path | None = None) -> Path:
         rows = makers[name](doc)
         summary[name] = {"problems": doc.get("problems", []), "rows": rows}
         (out / f"{name}.md").write_text(tables[name](rows))
+        if name == "overlap":
+            (out / "overlap-ranges.md").write_text(overlap_ranges(rows))
     if "overlap" in summary:
         targets += overlap_target(summary["overlap"]["rows"])
     if "coll" in summary:

@@ -138,3 +138,34 @@ def test_device_report_of_a_run_cut_short(tmp_path):
     targets = device.report(tmp_path).read_text()
     assert "halo: no results" in targets
     assert (tmp_path / "overlap.md").exists()
+
+
+def test_a_broken_record_line_is_left_out_and_listed(tmp_path):
+    # As bench/device.sh writes a file: one record per line. The device's
+    # first run had one line where two records ran together.
+    good = [overlap_record("native", 2, "both", 1 << 20, 0.0, 0.0, r) for r in range(2)]
+    broken = json.dumps(good[0])[:120] + json.dumps(good[1])
+    text = (
+        '{"benchmark": "overlap", "machine": {}, "settings": {},\n"problems": [\n"one"\n],\n'
+        '"records": [\n' + ",\n".join([json.dumps(good[0]), broken, json.dumps(good[1])]) + "\n]}\n"
+    )
+    (tmp_path / "overlap.json").write_text(text)
+    doc = device.load(tmp_path, "overlap")
+    assert doc["records"] == good
+    assert doc["problems"][0] == "one"
+    assert len(doc["problems"]) == 2 and "broken record" in doc["problems"][1]
+
+
+def test_overlap_ranges_give_the_variants_of_a_size_in_one_cell(tmp_path):
+    records = [
+        overlap_record("tandem-drive-yield", 2, variant, 1 << 20, availability, slowdown)
+        for variant, availability, slowdown in (
+            ("isend_recv", 0.97, 0.01),
+            ("irecv_send", 0.40, 0.02),
+            ("both", 0.90, -0.01),
+        )
+    ]
+    write_run(tmp_path, records, [], [])
+    device.report(tmp_path)
+    table = (tmp_path / "overlap-ranges.md").read_text()
+    assert "| Open MPI | shm | 2 | tandem-drive-yield | 40-97 / +2 |" in table
