@@ -26,14 +26,20 @@ int main(void)
     puts("default is used; an unknown `TANDEM_*` name gives a warning with the closest");
     puts("known one. `TANDEM_VERBOSE=1` prints the effective values on rank 0.");
     puts("");
-    puts("| variable | type | default | accepted | description |");
-    puts("|---|---|---|---|---|");
+    puts("Each variable earns its place by the last column: the measured case where a");
+    puts("value other than the default is better (its numbers, and the section of");
+    puts("[PERFORMANCE.md](PERFORMANCE.md) they come from), or, for a switch that is");
+    puts("not about speed, what it is for. A setting without such a case is not a");
+    puts("variable: its value is fixed in the code.");
+    puts("");
+    puts("| variable | type | default | accepted | description | when to set it |");
+    puts("|---|---|---|---|---|---|");
     for (int i = 0; i < TDM_CFG_COUNT; i++) {
         const tdm_config_spec *s = &tdm_config_table[i];
         char accepted[256];
         tdm_config_accepted(s, accepted, sizeof accepted);
-        printf("| `%s` | %s | `%s` | %s | %s |\n", s->name, type_name(s->type), s->default_text,
-               accepted, s->description);
+        printf("| `%s` | %s | `%s` | %s | %s | %s |\n", s->name, type_name(s->type),
+               s->default_text, accepted, s->description, s->when);
     }
     return 0;
 }

@@ -17,8 +17,8 @@
 #define PREFIX "TANDEM_"
 
 const tdm_config_spec tdm_config_table[TDM_CFG_COUNT] = {
-#define TDM_CONFIG(id, name, type, def, min, max, choices, desc) \
-    {name, TDM_CONFIG_##type, def, min, max, choices, desc},
+#define TDM_CONFIG(id, name, type, def, min, max, choices, desc, when) \
+    {name, TDM_CONFIG_##type, def, min, max, choices, desc, when},
 #include "core/config_table.h"
 #undef TDM_CONFIG
 };

@@ -27,6 +27,8 @@ typedef struct {
     const char *choices;      /* "a|b|c" for ENUM; for SIZE, an optional word that
                                  stands for TDM_CONFIG_AUTO ("auto"); else NULL */
     const char *description;  /* one line, for the docs and --help */
+    const char *when;         /* one line: where another value is better, as measured,
+                                 or what the switch is for (docs/ENVIRONMENT.md) */
 } tdm_config_spec;
 
 /* A parsed value: 'number' for BOOL (0/1), INT, SIZE (bytes) and ENUM (index of
@@ -61,7 +63,7 @@ int tdm_config_parse_size(const char *text, long long *out);
 
 /* Tandem's own table, in config_table.h order. */
 enum {
-#define TDM_CONFIG(id, name, type, def, min, max, choices, desc) TDM_CFG_##id,
+#define TDM_CONFIG(id, name, type, def, min, max, choices, desc, when) TDM_CFG_##id,
 #include "core/config_table.h"
 #undef TDM_CONFIG
     TDM_CFG_COUNT

@@ -17,11 +17,11 @@ static void collect(void *context, const char *message)
 }
 
 static const tdm_config_spec table[] = {
-    {"TANDEM_FLAG", TDM_CONFIG_BOOL, "0", 0, 1, NULL, "a flag"},
-    {"TANDEM_LEVEL", TDM_CONFIG_INT, "3", 0, 10, NULL, "a level"},
-    {"TANDEM_LIMIT", TDM_CONFIG_SIZE, "64k", 0, 1LL << 30, "auto", "a size"},
-    {"TANDEM_MODE", TDM_CONFIG_ENUM, "proxy", 0, 0, "drive|proxy|off", "a mode"},
-    {"TANDEM_PATH", TDM_CONFIG_STRING, "out", 0, 0, NULL, "a path"},
+    {"TANDEM_FLAG", TDM_CONFIG_BOOL, "0", 0, 1, NULL, "a flag", "use"},
+    {"TANDEM_LEVEL", TDM_CONFIG_INT, "3", 0, 10, NULL, "a level", "use"},
+    {"TANDEM_LIMIT", TDM_CONFIG_SIZE, "64k", 0, 1LL << 30, "auto", "a size", "use"},
+    {"TANDEM_MODE", TDM_CONFIG_ENUM, "proxy", 0, 0, "drive|proxy|off", "a mode", "use"},
+    {"TANDEM_PATH", TDM_CONFIG_STRING, "out", 0, 0, NULL, "a path", "use"},
 };
 enum { FLAG, LEVEL, LIMIT, MODE, PATH, COUNT };
 
@@ -107,6 +107,8 @@ int main(void)
         tdm_config_format(&tdm_config_table[i], &tdm_config[i], buf, sizeof buf);
         EXPECT(strcmp(buf, tdm_config_table[i].default_text) == 0);
         EXPECT(strncmp(tdm_config_table[i].name, "TANDEM_", 7) == 0);
+        /* each variable says when to set it: a measured case or its use */
+        EXPECT(tdm_config_table[i].when && *tdm_config_table[i].when);
     }
 
     UNIT_REPORT();
