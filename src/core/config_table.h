@@ -133,15 +133,6 @@ TDM_CONFIG(PROGRESS_SLICE_US, "TANDEM_PROGRESS_SLICE_US", INT, "100", 0, 100000,
            "default.",
            "None measured beyond the spread: 0 (the kernel's slice) left Open MPI's rested 1 MiB "
            "ibcast and iscatter 0-6% overlapped against 71-85% (\"Short turns\").")
-TDM_CONFIG(FINALIZE_PROGRESS, "TANDEM_FINALIZE_PROGRESS", BOOL, "1", 0, 1, NULL,
-           "While MPI_Finalize closes the MPI library's UCX endpoints (MPICH's ch4:ucx), a "
-           "Tandem thread drives the library's UCX workers until it destroys them, so that a "
-           "rank still closing is answered by those already waiting in the final barrier "
-           "(MPICH 4.0 hangs there otherwise, often over UCX's TCP transport). 0: "
-           "MPI_Finalize runs as without Tandem.",
-           "None: with 0, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung in MPI_Finalize "
-           "against 0 of 20, and the fix costs nothing measurable (\"MPICH's MPI_Finalize over "
-           "UCX's TCP\").")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

@@ -271,7 +271,10 @@ int tdm_hook_Finalize(int lang)
                      wall > 0 ? 100 * cpu / wall : 0.0, tdm_proxy_posted(), tdm_io_offloaded(),
                      tdm_coll_started(), tdm_coll_finished_by_calls(), tdm_coll_unwoken());
     }
-    if (tdm_active && TDM_CONFIG_NUMBER(FINALIZE_PROGRESS))
+    /* Always: without it, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung
+       here, and it costs nothing measurable (docs/PERFORMANCE.md, "MPICH's
+       MPI_Finalize over UCX's TCP"). */
+    if (tdm_active)
         tdm_ucx_exit_finalize_begins(TDM_CONFIG_NUMBER(VERBOSE) >= 2);
     tdm_trace_on = 0;
     tdm_active = 0;

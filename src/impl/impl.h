@@ -86,7 +86,7 @@ int tdm_impl_launch_shape(int *world, int *local);
 
 /* MPI libraries on UCX (ucx_exit.c): the MPI library's UCX workers are
    those created between init_begins and init_ends (around MPI_Init); from
-   finalize_begins (before PMPI_Finalize, with TANDEM_FINALIZE_PROGRESS), a
+   finalize_begins (before PMPI_Finalize, whenever Tandem is active), a
    thread drives them while the library closes its endpoints, until it
    destroys one. 'report': log what the thread did. */
 void tdm_ucx_exit_init_begins(void);

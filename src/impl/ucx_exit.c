@@ -40,7 +40,7 @@ enum { MAX_WORKERS = 64, LONGEST_PAUSE_US = 1000 };
 
 static struct {
     atomic_int recording; /* inside MPI_Init: workers created are the MPI's */
-    atomic_int armed;     /* inside MPI_Finalize, with TANDEM_FINALIZE_PROGRESS */
+    atomic_int armed;     /* inside MPI_Finalize, Tandem active */
     int report;           /* say what the helper did (TANDEM_VERBOSE=2) */
     atomic_int closing;   /* the MPI library closes its endpoints: lock every call */
     pthread_mutex_t lock;
