@@ -60,7 +60,7 @@ TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
            "application thread waits for a proxy), sleep with a pause that grows up "
            "to TANDEM_POLL_MAX_US while no new work arrives, or event: sleep until one of "
            "the process's sockets has news (a message, a connection, send space) or a pause "
-           "that grows up to TANDEM_POLL_EVENT_US passed (for TCP networks; see "
+           "that grows up to 1 ms passed (for TCP networks; see "
            "docs/PERFORMANCE.md).",
            "event with drive or proxy set by hand over TCP (auto sets it where the ranks span "
            "hosts): shaped 2 Gbit/s, MPICH drive, 1 MiB with one side computing, 95-99% hidden "
@@ -74,11 +74,6 @@ TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
            "policy, and of a lending wait (TANDEM_WAIT).",
            "None measured: only 1 us was tried (with the sleep policy a 64 KiB iscatter took 3-5 "
            "ms, \"Waiting on sockets\").")
-TDM_CONFIG(POLL_EVENT_US, "TANDEM_POLL_EVENT_US", INT, "1000", 1, 1000000, NULL,
-           "Longest wait of the event policy for news from the sockets before it polls "
-           "anyway, in microseconds (transports without sockets, shared memory, progress "
-           "on that timer).",
-           "None measured: no run set another value.")
 TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
            "above TANDEM_EAGER_LIMIT while TANDEM_PROGRESS is on: spin (inside the MPI "

@@ -6,7 +6,7 @@
  * library's progress engine) and then waits as TANDEM_POLL says: spin, yield,
  * sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
  * falls back to 1 us when new work arrives, or wait on the process's sockets
- * (event: netwait.h) with the same doubling up to TANDEM_POLL_EVENT_US, so
+ * (event: netwait.h) with the same doubling up to 1 ms (EVENT_PAUSE_MAX_US), so
  * that it runs when the network has news instead of on a timer. Yield is the
  * default: on a core shared with the computation, each wake-up from a short
  * sleep preempts the computation, which the overlap benchmark measured as a
@@ -492,6 +492,11 @@ long tdm_progress_unstuck(void)
 
 int (*tdm_progress_extra_poll)(void);
 
+/* The event policy's longest wait for news from the sockets before it polls
+   anyway: over shared memory, which has no socket, its timer alone moves the
+   transfers. No other value was measured. */
+enum { EVENT_PAUSE_MAX_US = 1000 };
+
 /* The drive function of the real engine: a probe on a communicator nobody
    sends on runs the MPI library's progress engine and matches nothing. */
 static void drive_mpi(void *context)
@@ -534,8 +539,8 @@ int tdm_progress_start(void)
     tdm_progress_drive_fn poll =
         tdm_progress_strategy == TDM_PROGRESS_PROXY ? poll_proxies : drive_mpi;
     tdm_poll_policy policy = (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL);
-    int longest = (int)(policy == TDM_POLL_EVENT ? TDM_CONFIG_NUMBER(POLL_EVENT_US)
-                                                 : TDM_CONFIG_NUMBER(POLL_MAX_US));
+    int longest =
+        policy == TDM_POLL_EVENT ? EVENT_PAUSE_MAX_US : (int)TDM_CONFIG_NUMBER(POLL_MAX_US);
     if (tdm_progress_engine_start(poll, &private_comm, policy, longest, cpu) != 0) {
         tdm_log_warn("cannot start the progress thread; nonblocking calls progress as without "
                      "Tandem");

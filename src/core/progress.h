@@ -46,7 +46,7 @@ static inline void tdm_progress_blocking_leave(void)
    (TANDEM_POLL=event) polls and yields meanwhile, as the yield policy does:
    each round it finished after a wake-up would cost the waiter a hand-off
    (64 KiB collectives took 0.20-0.73 ms; docs/PERFORMANCE.md). It notices a
-   new waiter when its current wait ends (TANDEM_POLL_EVENT_US at most). */
+   new waiter when its current wait ends (1 ms at most). */
 extern atomic_int tdm_progress_waiters;
 
 /* Number of those asleep (the second part of tdm_proxy_wait_any): their
