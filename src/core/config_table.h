@@ -54,8 +54,8 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|aut
            "cores took 4.81 ms against 8.01 natively over shared memory, 6.83 against 20.00 over "
            "TCP (docs/PERFORMANCE.md \"Ghost-cell exchange (strong scaling)\"); auto already runs "
            "drive where the ranks span hosts.")
-TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
-           "How the progress thread waits between two polls: spin, yield the CPU (the "
+TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
+           "How the progress thread waits between two polls: yield the CPU (the "
            "default: measured best on a shared core; it does not yield while an "
            "application thread waits for a proxy), sleep with a pause that grows up "
            "to TANDEM_POLL_MAX_US while no new work arrives, or event: sleep until one of "
@@ -66,9 +66,7 @@ TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "spin|yield|sleep|event",
            "hosts): shaped 2 Gbit/s, MPICH drive, 1 MiB with one side computing, 95-99% hidden "
            "against 54-75% yielding (\"Waiting on sockets\"); sleep hid more of a receive posted "
            "before the computation (shared memory 10-79% against 0-32%) at 1.2-4.8 times the "
-           "transfer time (\"Tried and not kept: pulled onto a lent core\"); spin: none since the "
-           "thread stopped yielding while a proxy is awaited (\"Yielding only beside a "
-           "computation\").")
+           "transfer time (\"Tried and not kept: pulled onto a lent core\").")
 TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
            "Longest pause between two polls, in microseconds: of the progress thread's sleep "
            "policy, and of a lending wait (TANDEM_WAIT).",

@@ -3,7 +3,7 @@
  * tracker counts nothing, so it costs no CPU while the application computes
  * with nothing in flight. While work is outstanding it calls the drive
  * function (a PMPI_Iprobe on a private communicator, which runs the MPI
- * library's progress engine) and then waits as TANDEM_POLL says: spin, yield,
+ * library's progress engine) and then waits as TANDEM_POLL says: yield,
  * sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
  * falls back to 1 us when new work arrives, or wait on the process's sockets
  * (event: netwait.h) with the same doubling up to 1 ms (EVENT_PAUSE_MAX_US), so
@@ -311,7 +311,6 @@ static void *progress_main(void *unused)
                 pause = 1;
             seen = now;
             switch (policy) {
-            case TDM_POLL_SPIN: break;
             case TDM_POLL_YIELD:
                 /* The turn is given back for a computation beside the
                    thread. While an application thread waits for a proxy,

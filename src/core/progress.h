@@ -115,7 +115,8 @@ void tdm_pause_us(int us);
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 
-typedef enum { TDM_POLL_SPIN, TDM_POLL_YIELD, TDM_POLL_SLEEP, TDM_POLL_EVENT } tdm_poll_policy;
+/* How the thread waits between two polls, in TANDEM_POLL's order. */
+typedef enum { TDM_POLL_YIELD, TDM_POLL_SLEEP, TDM_POLL_EVENT } tdm_poll_policy;
 
 /* Start the thread with a given drive function (the MPI-free core, used by the
    unit tests): 'cpu' >= 0 pins it there. Application thread. Returns 0. */

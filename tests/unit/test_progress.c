@@ -245,7 +245,7 @@ static void check_unstick(void)
     if (!cpus_0_and_1(&before, &two, "tdm_progress_unstick"))
         return;
     tdm_affinity_set_node_cpus(&two, 2, 0);
-    EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_SPIN, 20, -1) == 0);
+    EXPECT(tdm_progress_engine_start(sleepy_drive, NULL, TDM_POLL_YIELD, 20, -1) == 0);
     tdm_progress_share_node(1); /* node mates over a network: waiters look */
     EXPECT(tdm_progress_follows_lent_cpus() && tdm_progress_near_lenders());
     atomic_fetch_add(&tdm_progress_sleepers, 1); /* as a waiter asleep in a proxy wait */
