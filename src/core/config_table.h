@@ -58,7 +58,7 @@ TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
            "How the progress thread waits between two polls: yield the CPU (the "
            "default: measured best on a shared core; it does not yield while an "
            "application thread waits for a proxy), sleep with a pause that grows up "
-           "to TANDEM_POLL_MAX_US while no new work arrives, or event: sleep until one of "
+           "to 50 us while no new work arrives, or event: sleep until one of "
            "the process's sockets has news (a message, a connection, send space) or a pause "
            "that grows up to 1 ms passed (for TCP networks; see "
            "docs/PERFORMANCE.md).",
@@ -67,11 +67,6 @@ TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
            "against 54-75% yielding (\"Waiting on sockets\"); sleep hid more of a receive posted "
            "before the computation (shared memory 10-79% against 0-32%) at 1.2-4.8 times the "
            "transfer time (\"Tried and not kept: pulled onto a lent core\").")
-TDM_CONFIG(POLL_MAX_US, "TANDEM_POLL_MAX_US", INT, "50", 1, 100000, NULL,
-           "Longest pause between two polls, in microseconds: of the progress thread's sleep "
-           "policy, and of a lending wait (TANDEM_WAIT).",
-           "None measured: only 1 us was tried (with the sleep policy a 64 KiB iscatter took 3-5 "
-           "ms, \"Waiting on sockets\").")
 TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
            "above TANDEM_EAGER_LIMIT while TANDEM_PROGRESS is on: spin (inside the MPI "
@@ -87,7 +82,7 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "(drive; \"The node is the host\").")
 TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
            "How long a lending wait polls without sleeping before its first sleep, in "
-           "microseconds; its sleeps then double from 1 us up to TANDEM_POLL_MAX_US.",
+           "microseconds; its sleeps then double from 1 us up to 50 us.",
            "None measured: no run set another value.")
 TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
            "Whether a progress thread with work, while its application computes, moves to a "

@@ -4,7 +4,7 @@
  * with nothing in flight. While work is outstanding it calls the drive
  * function (a PMPI_Iprobe on a private communicator, which runs the MPI
  * library's progress engine) and then waits as TANDEM_POLL says: yield,
- * sleep with a pause that doubles from 1 us up to TANDEM_POLL_MAX_US and
+ * sleep with a pause that doubles from 1 us up to 50 us (TDM_PAUSE_MAX_US) and
  * falls back to 1 us when new work arrives, or wait on the process's sockets
  * (event: netwait.h) with the same doubling up to 1 ms (EVENT_PAUSE_MAX_US), so
  * that it runs when the network has news instead of on a timer. Yield is the
@@ -538,8 +538,7 @@ int tdm_progress_start(void)
     tdm_progress_drive_fn poll =
         tdm_progress_strategy == TDM_PROGRESS_PROXY ? poll_proxies : drive_mpi;
     tdm_poll_policy policy = (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL);
-    int longest =
-        policy == TDM_POLL_EVENT ? EVENT_PAUSE_MAX_US : (int)TDM_CONFIG_NUMBER(POLL_MAX_US);
+    int longest = policy == TDM_POLL_EVENT ? EVENT_PAUSE_MAX_US : TDM_PAUSE_MAX_US;
     if (tdm_progress_engine_start(poll, &private_comm, policy, longest, cpu) != 0) {
         tdm_log_warn("cannot start the progress thread; nonblocking calls progress as without "
                      "Tandem");

@@ -112,6 +112,14 @@ static inline void tdm_progress_touch(void)
    slack small when the pause must stay short). Any thread. */
 void tdm_pause_us(int us);
 
+/* The longest pause between two polls, in microseconds: of the sleep policy
+   (TANDEM_POLL), of the thread while an application thread is inside a
+   blocking call, and of a lending wait (TANDEM_WAIT). No other value was
+   measured better; with a 1 us cap, 64 KiB iscatters of 2 ranks took 3-5 ms,
+   their threads polling beside them on 2 cores (docs/PERFORMANCE.md,
+   "Waiting on sockets"). */
+enum { TDM_PAUSE_MAX_US = 50 };
+
 /* One poll of the MPI library; returns nothing useful, it only moves data. */
 typedef void (*tdm_progress_drive_fn)(void *context);
 

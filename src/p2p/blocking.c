@@ -6,7 +6,7 @@
  * spare core, that is the core another rank's progress thread needs while
  * that rank computes. A lending wait posts the nonblocking form of the call
  * and polls it, spinning for TANDEM_WAIT_SPIN_US and then sleeping between
- * polls (1 us, doubling up to TANDEM_POLL_MAX_US), so the core is idle most
+ * polls (1 us, doubling up to TDM_PAUSE_MAX_US), so the core is idle most
  * of the time the message takes. The call's meaning does not change: the
  * operation is posted when the application called, so MPI's ordering holds,
  * and its status and error are those of the nonblocking call, reported
@@ -38,10 +38,9 @@
 
 /* What the waits do; set in MPI_Init, cleared in MPI_Finalize. */
 static struct {
-    int mode;         /* TDM_LEND_* */
-    int spin_us;      /* TANDEM_WAIT_SPIN_US */
-    int pause_max_us; /* TANDEM_POLL_MAX_US */
-    int node_shm;     /* node mates talk through the MPI library's shared memory */
+    int mode;     /* TDM_LEND_* */
+    int spin_us;  /* TANDEM_WAIT_SPIN_US */
+    int node_shm; /* node mates talk through the MPI library's shared memory */
 } lend;
 
 enum {
@@ -55,7 +54,6 @@ enum { WAIT_AUTO = 0, WAIT_SPIN = 1, WAIT_LEND = 2 }; /* TANDEM_WAIT's choices *
 void tdm_lend_init(int thread_has_own_cpu)
 {
     lend.spin_us = (int)TDM_CONFIG_NUMBER(WAIT_SPIN_US);
-    lend.pause_max_us = (int)TDM_CONFIG_NUMBER(POLL_MAX_US);
     switch ((int)TDM_CONFIG_NUMBER(WAIT)) {
     case WAIT_LEND: lend.mode = TDM_LEND_ALWAYS; break;
     case WAIT_SPIN: lend.mode = TDM_LEND_NEVER; break;
@@ -190,7 +188,7 @@ static int lend_wait(int count, MPI_Request requests[], MPI_Status statuses[], i
     for (int pause = 1;;) {
         if (guest_waits(cpu)) {
             tdm_pause_us(pause);
-            pause = pause * 2 > lend.pause_max_us ? lend.pause_max_us : pause * 2;
+            pause = pause * 2 > TDM_PAUSE_MAX_US ? TDM_PAUSE_MAX_US : pause * 2;
         } else {
             pause = 1; /* nobody to lend to: poll at once, as the MPI library does */
         }

@@ -4,8 +4,9 @@
  * completes a request) until all three are done, and frees them with
  * MPI_Waitall only then. With Tandem the schedules' later rounds are started
  * by the progress thread or by those calls; run with a slow progress thread
- * (TANDEM_POLL=sleep), the calls must finish some of them, which the run with
- * TANDEM_VERBOSE=2 reports ("N finished in application calls").
+ * (TANDEM_POLL=event over shared memory: it polls on its timer), the calls
+ * must finish some of them, which the run with TANDEM_VERBOSE=2 reports ("N
+ * finished in application calls").
  *
  * Printed: per step kind, the checksums of the results, the same with and
  * without Tandem.
