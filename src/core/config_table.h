@@ -80,10 +80,6 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "0.25-0.33 with auto (README, known issues; \"Off a lent core while the application "
            "waits\"); lend over loopback TCP, MPICH, sender computing: 4 MiB 48% hidden against 9% "
            "(drive; \"The node is the host\").")
-TDM_CONFIG(WAIT_SPIN_US, "TANDEM_WAIT_SPIN_US", INT, "50", 0, 10000000, NULL,
-           "How long a lending wait polls without sleeping before its first sleep, in "
-           "microseconds; its sleeps then double from 1 us up to 50 us.",
-           "None measured: no run set another value.")
 TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
            "Whether a progress thread with work, while its application computes, moves to a "
            "CPU that a rank of the node blocked in a lending wait (TANDEM_WAIT) leaves idle, "
