@@ -74,24 +74,15 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "sleeps, leaving the core to a progress thread of another rank of the node). auto "
            "lends when the progress thread has no spare core, to peers not reached through "
            "the MPI library's shared memory, and sleeps only while a progress thread of "
-           "another rank runs on its core (with TANDEM_WAIT_MOVE=0: while one has work).",
+           "another rank runs on its core (with TANDEM_PROGRESS_CPUS=none: while one has work).",
            "spin where a program waits at once for large receives over shared memory (nothing to "
            "overlap): Open MPI 4 MiB Irecv + Wait against a blocked MPI_Send 0.19 ms against "
            "0.25-0.33 with auto (README, known issues; \"Off a lent core while the application "
            "waits\"); lend over loopback TCP, MPICH, sender computing: 4 MiB 48% hidden against 9% "
            "(drive; \"The node is the host\").")
-TDM_CONFIG(WAIT_MOVE, "TANDEM_WAIT_MOVE", BOOL, "1", 0, 1, NULL,
-           "Whether a progress thread with work, while its application computes, moves to a "
-           "CPU that a rank of the node blocked in a lending wait (TANDEM_WAIT) leaves idle, "
-           "and leaves it once its application has slept 100 us in MPI_Wait (moved off by "
-           "that application if it gets no turn to leave); 0 leaves the choice to the "
-           "scheduler, which keeps a thread where it just ran.",
-           "None of its own: 0 gave a shared-memory receive waited for at once its native 0.19 "
-           "ms, as TANDEM_WAIT=spin does, and like it hid nothing when the receiver computed "
-           "(README, known issues).")
 TDM_CONFIG(PROGRESS_BESIDE, "TANDEM_PROGRESS_BESIDE", BOOL, "1", 0, 1, NULL,
            "Whether a progress thread that shares the node's CPUs runs on its own rank's CPU "
-           "while the application computes and no CPU is lent (with TANDEM_WAIT_MOVE=1), "
+           "while the application computes and no CPU is lent, "
            "where a thread on another rank's CPU would take half of it: no CPU to spare (as "
            "many ranks as CPUs, or more) and ranks in sessions of their own with autogroup "
            "scheduling on (MPICH's hydra starts each rank so); 0 leaves it to the scheduler.",
@@ -102,7 +93,8 @@ TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node, the host, is "
            "bound to, else it shares the rank's CPUs, and those of the node's ranks while "
            "TANDEM_WAIT lends), share (as auto without a spare CPU, leaving spare ones alone), "
-           "none (where the OS puts it), or one CPU per rank of the host, in host rank order, as "
+           "none (where the OS puts it: Tandem never sets its affinity), or one CPU per rank of "
+           "the host, in host rank order, as "
            "a list such as 2,3 or 2_3.",
            "A list that puts the thread on its rank's CPU: a post after 100-1000 us idle took 4-9 "
            "us against 12-16 on the other CPU, where auto puts it (MPICH, a rank bound to CPU 0; "

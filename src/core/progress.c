@@ -460,11 +460,9 @@ void tdm_progress_share_node(int mates_over_network)
 {
     engine.mates_over_network = mates_over_network;
     if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0) {
-        int may_move = (int)TDM_CONFIG_NUMBER(WAIT_MOVE);
-        atomic_store_explicit(&engine.may_move, may_move, memory_order_relaxed);
+        atomic_store_explicit(&engine.may_move, 1, memory_order_relaxed);
         atomic_store_explicit(&tdm_progress_follows_app,
-                              may_move && TDM_CONFIG_NUMBER(PROGRESS_BESIDE) &&
-                                  tdm_affinity_ranks_apart(),
+                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_ranks_apart(),
                               memory_order_relaxed);
     }
 }

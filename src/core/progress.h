@@ -166,8 +166,8 @@ int tdm_progress_cpu(void);
    lend in every blocking call then). Application thread. */
 void tdm_progress_share_node(int mates_over_network);
 
-/* Whether the thread moves to lent CPUs (after tdm_progress_share_node, with
-   TANDEM_WAIT_MOVE). Any thread. */
+/* Whether the thread moves to lent CPUs (after tdm_progress_share_node: it
+   shares the node's CPUs). Any thread. */
 int tdm_progress_follows_lent_cpus(void);
 
 /* How many times the thread moved to a lent CPU (TANDEM_VERBOSE=2, tests). */

@@ -161,8 +161,8 @@ static int test_each(int count, MPI_Request requests[], MPI_Status statuses[], i
 
 /* Whether a lending wait on 'cpu' sleeps now: always with TANDEM_WAIT=lend;
    with auto, while another rank's progress thread is pinned to that CPU or,
-   where threads do not move to lent CPUs (TANDEM_WAIT_MOVE=0, or
-   TANDEM_PROGRESS_CPUS=none), while one has work (the scheduler may put it
+   where threads do not move to lent CPUs (TANDEM_PROGRESS_CPUS=none),
+   while one has work (the scheduler may put it
    there). A lender that slept while the thread ran elsewhere only slowed
    its own transfer (docs/PERFORMANCE.md, "Off a lent core while the
    application waits"). */
