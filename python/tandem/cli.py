@@ -296,9 +296,7 @@ def command_bench(args: argparse.Namespace) -> int:
     for setting in args.also:
         name, equals, value = setting.partition("=")
         if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise TandemError(
-                f"--also {setting}: expected VAR=VALUE, such as TANDEM_PROGRESS_BESIDE=0"
-            )
+            raise TandemError(f"--also {setting}: expected VAR=VALUE, such as TANDEM_POLL=event")
         bench.also_env[name] = value
     try:
         sizes = [int(s) for s in args.sizes.split(",")]

@@ -80,15 +80,6 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "0.25-0.33 with auto (README, known issues; \"Off a lent core while the application "
            "waits\"); lend over loopback TCP, MPICH, sender computing: 4 MiB 48% hidden against 9% "
            "(drive; \"The node is the host\").")
-TDM_CONFIG(PROGRESS_BESIDE, "TANDEM_PROGRESS_BESIDE", BOOL, "1", 0, 1, NULL,
-           "Whether a progress thread that shares the node's CPUs runs on its own rank's CPU "
-           "while the application computes and no CPU is lent, "
-           "where a thread on another rank's CPU would take half of it: no CPU to spare (as "
-           "many ranks as CPUs, or more) and ranks in sessions of their own with autogroup "
-           "scheduling on (MPICH's hydra starts each rank so); 0 leaves it to the scheduler.",
-           "None measured since it applies only to ranks in sessions apart: there 0 left MPICH's "
-           "shaped point-to-point and collective overlap where it was (\"Ghost cells over the "
-           "shaped network\").")
 TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "Where the progress thread runs: auto (a CPU that no rank of the node, the host, is "
            "bound to, else it shares the rank's CPUs, and those of the node's ranks while "

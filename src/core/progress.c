@@ -461,8 +461,7 @@ void tdm_progress_share_node(int mates_over_network)
     engine.mates_over_network = mates_over_network;
     if (tdm_progress_running && engine.cpu < 0 && tdm_affinity_share_node(engine.thread) == 0) {
         atomic_store_explicit(&engine.may_move, 1, memory_order_relaxed);
-        atomic_store_explicit(&tdm_progress_follows_app,
-                              TDM_CONFIG_NUMBER(PROGRESS_BESIDE) && tdm_affinity_ranks_apart(),
+        atomic_store_explicit(&tdm_progress_follows_app, tdm_affinity_ranks_apart(),
                               memory_order_relaxed);
     }
 }

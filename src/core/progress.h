@@ -61,7 +61,7 @@ extern atomic_int tdm_progress_sleepers;
 extern atomic_int tdm_progress_drivers;
 
 /* Whether the thread runs beside its rank while it computes
-   (TANDEM_PROGRESS_BESIDE, where tdm_affinity_ranks_apart); set in MPI_Init.
+   (where tdm_affinity_ranks_apart); set in MPI_Init.
    Only then do posts note their CPU. */
 extern atomic_int tdm_progress_follows_app;
 

@@ -215,10 +215,10 @@ def test_bench_rejects_an_also_without_a_value(tmp_path):
         "bench",
         "nbc",
         "--also",
-        "TANDEM_PROGRESS_BESIDE",
+        "TANDEM_POLL",
         "--out",
         str(tmp_path),
-        messages=["--also TANDEM_PROGRESS_BESIDE: expected VAR=VALUE"],
+        messages=["--also TANDEM_POLL: expected VAR=VALUE"],
     )
 
 
@@ -245,13 +245,13 @@ def test_bench_also_runs_every_tandem_configuration_again_interleaved(monkeypatc
 
     monkeypatch.setattr(bench, "nbc", nbc)
     monkeypatch.setattr(bench, "also_env", {})  # restored after the test
-    argv = ["bench", "nbc", "--also", "TANDEM_PROGRESS_BESIDE=0", "--also", "B=x=y"]
+    argv = ["bench", "nbc", "--also", "TANDEM_POLL=event", "--also", "B=x=y"]
     assert cli.main(argv + ["--out", str(tmp_path)]) == 0
-    also = {"A": "1", "TANDEM_PROGRESS_BESIDE": "0", "B": "x=y"}
+    also = {"A": "1", "TANDEM_POLL": "event", "B": "x=y"}
     one_point = [
         ("native", {}),
         ("tandem", {"A": "1"}),
-        ("tandem+TANDEM_PROGRESS_BESIDE=0,B=x=y", also),
+        ("tandem+TANDEM_POLL=event,B=x=y", also),
     ]
     rounds = [(p, *c) for _ in range(2) for p in ("p", "q") for c in one_point]
     assert seen["launched"] == rounds

@@ -318,18 +318,17 @@ static int polls_on(int cpu, int ms)
 /* On a node with no CPU to spare (two CPUs, two ranks) whose ranks are in
    sessions apart, a thread with work runs beside the computation on the CPU
    where the application counted it last, and follows it; back to the
-   node's CPUs once the work is done. Not with TANDEM_PROGRESS_BESIDE=0, nor
-   where the ranks share a session, nor where the node has a CPU to spare. */
+   node's CPUs once the work is done. Not where the ranks share a session,
+   nor where the node has a CPU to spare. */
 static void check_beside(void)
 {
     cpu_set_t before, two;
     if (!cpus_0_and_1(&before, &two, "the thread beside its rank"))
         return;
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 3; round++) {
         int beside = round == 0;
-        tdm_config[TDM_CFG_PROGRESS_BESIDE].number = round != 1;
-        /* round 2: one session; round 3: one rank, two CPUs */
-        tdm_affinity_set_node_cpus(&two, round == 3 ? 1 : 2, round != 2);
+        /* round 1: one session; round 2: one rank, two CPUs */
+        tdm_affinity_set_node_cpus(&two, round == 2 ? 1 : 2, round != 1);
         EXPECT(tdm_progress_engine_start(fake_drive, NULL, TDM_POLL_YIELD, 20, -1) == 0);
         tdm_progress_share_node(0);
         for (int step = 0; step < 3; step++) {
@@ -352,7 +351,6 @@ static void check_beside(void)
         tdm_progress_engine_stop();
         tdm_affinity_forget();
     }
-    tdm_config[TDM_CFG_PROGRESS_BESIDE].number = 1;
     pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
 
