@@ -4,7 +4,7 @@
  * thread that inherits its rank's core only steals from the computation);
  * without such a spare CPU the thread shares the rank's CPUs, as it always
  * does with "share" (spare CPUs kept for something else). Wherever it runs,
- * the thread asks for short time slices (TANDEM_PROGRESS_SLICE_US).
+ * the thread asks for short time slices (progress.c).
  */
 #include "core/affinity.h"
 

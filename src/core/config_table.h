@@ -92,14 +92,6 @@ TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "\"What a post costs after the process was idle\"). Use: none for a program that places "
            "every thread of its processes itself; share keeps spare CPUs for other work (the "
            "lending tests use it to stand for a node without one).")
-TDM_CONFIG(PROGRESS_SLICE_US, "TANDEM_PROGRESS_SLICE_US", INT, "100", 0, 100000, NULL,
-           "The time slice the progress thread asks of the Linux scheduler (6.12 and later), "
-           "in microseconds; the kernel keeps it within 100-100000. Shorter than the "
-           "computation's, it lets the thread preempt a computation on its core as soon as "
-           "it is woken, and give the core back after a short turn. 0: the kernel's "
-           "default.",
-           "None measured beyond the spread: 0 (the kernel's slice) left Open MPI's rested 1 MiB "
-           "ibcast and iscatter 0-6% overlapped against 71-85% (\"Short turns\").")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

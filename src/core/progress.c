@@ -69,7 +69,7 @@ static struct {
     int placed_cpu;         /* under place_lock: the CPU it names, or -1 */
     int mates_over_network; /* the node's ranks talk through the network */
     atomic_int may_move;    /* runs on the node's CPUs: may move to a lent one */
-    atomic_int slice_us;    /* the slice it obtained (TANDEM_PROGRESS_SLICE_US), or 0 */
+    atomic_int slice_us;    /* the slice it obtained (SLICE_US), or 0 */
     double started;         /* wall clock at start, seconds */
     double cpu_spent;       /* the thread's CPU time, seconds, written when it ends */
     double wall_spent;      /* its life time, seconds, written by the stopping thread */
@@ -95,6 +95,8 @@ static double seconds(clockid_t clock)
 }
 
 static _Thread_local int on_thread; /* set in the progress thread only */
+
+enum { SLICE_US = 100 }; /* the time slice the thread asks for (progress_main) */
 
 /* The next pause of the sleep and event policies: twice this one, at most
    the policy's longest. */
@@ -248,10 +250,10 @@ static void *progress_main(void *unused)
     /* Turns as short as its polls: with the kernel's default slice (1.4 ms
        here) a thread woken beside a computation waited for the end of the
        computation's slice, and a rested 1 MiB shaped collective hid 0-3%
-       instead of 71-85% (docs/PERFORMANCE.md, "Short turns"). */
-    int slice = (int)TDM_CONFIG_NUMBER(PROGRESS_SLICE_US);
-    if (slice > 0 && tdm_affinity_slice_self(slice) == 0)
-        atomic_store(&engine.slice_us, slice);
+       instead of 71-85% (docs/PERFORMANCE.md, "Short turns"). 100 us is the
+       kernel's shortest; the kernel's own slice measured no better anywhere. */
+    if (tdm_affinity_slice_self(SLICE_US) == 0)
+        atomic_store(&engine.slice_us, SLICE_US);
     if (engine.cpu >= 0)
         tdm_affinity_pin(pthread_self(), engine.cpu);
     int pause = 1;

@@ -200,7 +200,7 @@ int tdm_progress_polled_cpu(void);
 long tdm_progress_unstuck(void);
 
 /* The time slice the thread obtained from the scheduler, in microseconds
-   (TANDEM_PROGRESS_SLICE_US), or 0 if it kept the kernel's (TANDEM_VERBOSE=2,
+   (100), or 0 if it kept the kernel's (TANDEM_VERBOSE=2,
    tests). Valid once the thread has started. */
 int tdm_progress_slice_us(void);
 

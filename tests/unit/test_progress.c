@@ -383,7 +383,7 @@ int main(void)
     sleep_ms(50);
     EXPECT(atomic_load(&drives) == 0);
 
-    /* It asked for slices of TANDEM_PROGRESS_SLICE_US (100 us by default);
+    /* It asked for slices of 100 us;
        where the kernel shows slices, it has them, and this thread keeps its
        own. */
     EXPECT(tdm_progress_slice_us() == 100);
