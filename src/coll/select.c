@@ -1,6 +1,5 @@
 /*
- * Algorithm selection (select.h): the configuration, the tuning file and the
- * built-in rules.
+ * Algorithm selection (select.h): the tuning file and the built-in rules.
  */
 #include "coll/select.h"
 
@@ -13,12 +12,15 @@
 static const char *const kind_names[TDM_COLL_KINDS] = {
     "bcast", "scatter", "gather", "allgather", "alltoall", "allreduce", "reduce_scatter"};
 
-/* The configuration variable of each collective; its choices name the
-   algorithms the collective accepts. */
-static const int kind_config[TDM_COLL_KINDS] = {TDM_CFG_COLL_BCAST,         TDM_CFG_COLL_SCATTER,
-                                                TDM_CFG_COLL_GATHER,        TDM_CFG_COLL_ALLGATHER,
-                                                TDM_CFG_COLL_ALLTOALL,      TDM_CFG_COLL_ALLREDUCE,
-                                                TDM_CFG_COLL_REDUCE_SCATTER};
+/* The algorithms each collective accepts, as a tuning file names them. */
+static const char *const kind_algs[TDM_COLL_KINDS] = {
+    "binomial|flat|scatter_allgather|shared",
+    "binomial|flat|shared",
+    "binomial|flat|shared",
+    "ring|recursive_doubling|bruck|shared",
+    "pairwise|linear",
+    "recursive_doubling|reduce_scatter_allgather|ring|shared",
+    "pairwise|ring"};
 
 static const char *const alg_names[TDM_ALGS] = {"auto",
                                                 "binomial",
@@ -45,38 +47,21 @@ const char *tdm_coll_alg_name(tdm_coll_alg alg)
     return alg >= 0 && alg < TDM_ALGS ? alg_names[alg] : "?";
 }
 
-/* The algorithm named by the 'index'-th choice of the collective's variable. */
-static tdm_coll_alg choice_alg(tdm_coll_kind kind, long long index)
+/* The algorithm 'name' where 'kind' accepts it, else TDM_ALG_AUTO. */
+static tdm_coll_alg accepted_alg(tdm_coll_kind kind, const char *name)
 {
-    const char *p = tdm_config_table[kind_config[kind]].choices;
-    for (; index > 0 && p; index--)
-        if ((p = strchr(p, '|')))
-            p++;
-    if (!p)
-        return TDM_ALG_AUTO;
-    size_t n = strcspn(p, "|");
-    for (int a = 0; a < TDM_ALGS; a++)
-        if (strlen(alg_names[a]) == n && strncmp(p, alg_names[a], n) == 0)
-            return (tdm_coll_alg)a;
-    return TDM_ALG_AUTO;
-}
-
-/* Whether 'kind' accepts algorithm 'name' (auto excluded): its index among the
-   choices, or -1. */
-static int accepted_alg(tdm_coll_kind kind, const char *name)
-{
-    const char *choices = tdm_config_table[kind_config[kind]].choices;
     size_t len = strlen(name);
-    int index = 0;
-    for (const char *p = choices; *p; index++) {
+    for (const char *p = kind_algs[kind]; *p;) {
         size_t n = strcspn(p, "|");
-        if (index > 0 && n == len && strncmp(p, name, n) == 0)
-            return index;
+        if (n == len && strncmp(p, name, n) == 0)
+            for (int a = TDM_ALG_AUTO + 1; a < TDM_ALGS; a++)
+                if (strcmp(alg_names[a], name) == 0)
+                    return (tdm_coll_alg)a;
         p += n;
         if (*p)
             p++;
     }
-    return -1;
+    return TDM_ALG_AUTO;
 }
 
 /* ------------------------------------------------------------ the file */
@@ -155,16 +140,14 @@ static int parse_line(char *line, const char *source, int number, tdm_coll_rule 
         warn_line(warn, context, source, number, what);
         return -1;
     }
-    const char *choices = tdm_config_table[kind_config[kind]].choices;
-    int index = n > 1 ? accepted_alg((tdm_coll_kind)kind, words[1]) : -1;
-    if (index < 0) {
+    tdm_coll_alg alg = n > 1 ? accepted_alg((tdm_coll_kind)kind, words[1]) : TDM_ALG_AUTO;
+    if (alg == TDM_ALG_AUTO) {
         snprintf(what, sizeof what, "%s takes one of %s after its name, not '%s'", kind_names[kind],
-                 strchr(choices, '|') + 1, n > 1 ? words[1] : "nothing");
+                 kind_algs[kind], n > 1 ? words[1] : "nothing");
         warn_line(warn, context, source, number, what);
         return -1;
     }
-    *rule = (tdm_coll_rule){
-        (tdm_coll_kind)kind, choice_alg((tdm_coll_kind)kind, index), 0, LLONG_MAX, 0, LLONG_MAX};
+    *rule = (tdm_coll_rule){(tdm_coll_kind)kind, alg, 0, LLONG_MAX, 0, LLONG_MAX};
     for (int i = 2; i < n; i++) {
         int bytes = strncmp(words[i], "bytes=", 6) == 0;
         int ranks = strncmp(words[i], "ranks=", 6) == 0;
@@ -271,7 +254,7 @@ tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks)
        single copy) was faster than a copy into a slot and one out of it, at
        64 KiB 1.5 to 4 times, on both MPIs (docs/PERFORMANCE.md, "Shared
        memory or messages"). */
-    switch (kind) { /* those whose choices (config_table.h) name shared */
+    switch (kind) { /* those that accept shared (kind_algs) */
     case TDM_COLL_BCAST:
     case TDM_COLL_SCATTER:
     case TDM_COLL_GATHER:
@@ -309,9 +292,6 @@ tdm_coll_alg tdm_coll_default_messages(tdm_coll_kind kind, long long bytes, int 
 
 tdm_coll_alg tdm_coll_select(tdm_coll_kind kind, long long bytes, int ranks)
 {
-    tdm_coll_alg alg = choice_alg(kind, tdm_config[kind_config[kind]].number);
-    if (alg != TDM_ALG_AUTO)
-        return alg;
     for (int i = 0; i < nrules; i++) {
         const tdm_coll_rule *r = &rules[i];
         if (r->kind == kind && bytes >= r->min_bytes && bytes <= r->max_bytes &&

@@ -1,9 +1,9 @@
 /*
- * Which algorithm runs a collective. Three sources, strongest first:
- *   1. TANDEM_COLL_<COLLECTIVE> set to an algorithm (not auto);
- *   2. the tuning file (TANDEM_COLL_TUNING): its first line that matches the
- *      collective, the size and the number of ranks;
- *   3. the built-in rule (tdm_coll_default).
+ * Which algorithm runs a collective. Two sources, strongest first:
+ *   1. the tuning file (TANDEM_COLL_TUNING): its first line that matches the
+ *      collective, the size and the number of ranks (a line without
+ *      conditions forces an algorithm);
+ *   2. the built-in rule (tdm_coll_default).
  * The caller then applies the algorithm's own limits (recursive doubling
  * without a power of two of ranks runs as a ring). Every rank must choose the
  * same algorithm: the inputs are the same on every rank (the size is the one
@@ -27,7 +27,7 @@ typedef enum {
     TDM_COLL_KINDS
 } tdm_coll_kind;
 
-/* Every algorithm, by the name used in the configuration and the file. */
+/* Every algorithm, by the name a tuning file uses. */
 typedef enum {
     TDM_ALG_AUTO,
     TDM_ALG_BINOMIAL,
@@ -78,8 +78,8 @@ tdm_coll_alg tdm_coll_default(tdm_coll_kind kind, long long bytes, int ranks);
    communicator across nodes, data larger than a slot). Never shared. */
 tdm_coll_alg tdm_coll_default_messages(tdm_coll_kind kind, long long bytes, int ranks);
 
-/* The algorithm of 'kind' for 'bytes' and 'ranks', from the configuration
-   (tdm_config), the rules and the built-in rule; never TDM_ALG_AUTO. */
+/* The algorithm of 'kind' for 'bytes' and 'ranks', from the rules and the
+   built-in rule; never TDM_ALG_AUTO. */
 tdm_coll_alg tdm_coll_select(tdm_coll_kind kind, long long bytes, int ranks);
 
 #endif

@@ -137,39 +137,6 @@ TDM_CONFIG(COLL_BLOCKING, "TANDEM_COLL_BLOCKING", ENUM, "native", 0, 0, "native|
            "tandem where MPICH's blocking collectives stall with more ranks than cores: 4 ranks "
            "on 2 cores, 64 KiB bcast 0.015 ms against 8.0, scatter 0.026 against 12.0 (\"FastMPJ's "
            "micro-benchmark\").")
-TDM_CONFIG(COLL_BCAST, "TANDEM_COLL_BCAST", ENUM, "auto", 0, 0,
-           "auto|binomial|flat|scatter_allgather|shared",
-           "Algorithm of Tandem's (i)bcast; auto chooses by size and ranks (docs/COLLECTIVES.md). "
-           "shared: through the shared-memory slots (TANDEM_COLL_SHM) where they serve, else "
-           "what auto would send; the same for the collectives below that accept shared.",
-           "shared at 4 KiB on 2 MPICH ranks: 5.9 against 8.4 us, but 22.4 against 6.0 at 64 KiB "
-           "(\"Shared memory or messages\"): a tuning-file line with bytes= takes the case "
-           "(TANDEM_COLL_TUNING).")
-TDM_CONFIG(COLL_SCATTER, "TANDEM_COLL_SCATTER", ENUM, "auto", 0, 0, "auto|binomial|flat|shared",
-           "Algorithm of Tandem's (i)scatter (the v form is always flat).",
-           "None measured against auto.")
-TDM_CONFIG(COLL_GATHER, "TANDEM_COLL_GATHER", ENUM, "auto", 0, 0, "auto|binomial|flat|shared",
-           "Algorithm of Tandem's (i)gather (the v form is always flat).",
-           "None measured against auto.")
-TDM_CONFIG(COLL_ALLGATHER, "TANDEM_COLL_ALLGATHER", ENUM, "auto", 0, 0,
-           "auto|ring|recursive_doubling|bruck|shared",
-           "Algorithm of Tandem's (i)allgather and (i)allgatherv; recursive_doubling needs a "
-           "power-of-two number of ranks (else ring runs); bruck takes log2(n) steps for any "
-           "number.",
-           "None measured against auto.")
-TDM_CONFIG(COLL_ALLTOALL, "TANDEM_COLL_ALLTOALL", ENUM, "auto", 0, 0, "auto|pairwise|linear",
-           "Algorithm of Tandem's (i)alltoall, (i)alltoallv and (i)alltoallw.",
-           "None measured against auto.")
-TDM_CONFIG(COLL_ALLREDUCE, "TANDEM_COLL_ALLREDUCE", ENUM, "auto", 0, 0,
-           "auto|recursive_doubling|reduce_scatter_allgather|ring|shared",
-           "Algorithm of Tandem's (i)allreduce (shared: contiguous datatypes only).",
-           "shared at 4 KiB on 2 MPICH ranks: 4.6 against 9.1 us, but 27.5 against 13.0 at 64 KiB "
-           "(\"Shared memory or messages\"): a tuning-file line with bytes= takes the case "
-           "(TANDEM_COLL_TUNING).")
-TDM_CONFIG(COLL_REDUCE_SCATTER, "TANDEM_COLL_REDUCE_SCATTER", ENUM, "auto", 0, 0,
-           "auto|pairwise|ring",
-           "Algorithm of Tandem's (i)reduce_scatter and (i)reduce_scatter_block.",
-           "None measured against auto.")
 TDM_CONFIG(COLL_SHM, "TANDEM_COLL_SHM", BOOL, "1", 0, 1, NULL,
            "On a communicator whose ranks share one node, Tandem's barrier and reduce, and its "
            "bcast, scatter, gather, allgather and allreduce where their algorithm is shared "
@@ -200,9 +167,9 @@ TDM_CONFIG(COLL_SHM_LIMIT, "TANDEM_COLL_SHM_LIMIT", SIZE, "64m", 0, 1LL << 40, N
            "it or the program makes many communicators (not a speed setting: none measured).")
 TDM_CONFIG(COLL_TUNING, "TANDEM_COLL_TUNING", STRING, "", 0, 0, NULL,
            "A tuning file: lines 'COLLECTIVE ALGORITHM [bytes=LO-HI] [ranks=LO-HI]' that choose "
-           "the algorithm by size and number of ranks, first match first (docs/COLLECTIVES.md); "
-           "a TANDEM_COLL_<COLLECTIVE> other than auto overrides it. Every rank must read the "
-           "same file.",
-           "Use: choose algorithms by size and ranks. Measured: shared for 4 KiB bcasts and "
-           "allreduces on 2 MPICH ranks, 5.9 against 8.4 us and 4.6 against 9.1 (\"Shared memory "
-           "or messages\").")
+           "the algorithm of Tandem's collectives by size and number of ranks, first match "
+           "first; a line without conditions forces one everywhere (the collectives and their "
+           "algorithms: docs/COLLECTIVES.md). Every rank must read the same file.",
+           "The slots (shared) for 4 KiB bcasts and allreduces on 2 MPICH ranks: 5.9 against 8.4 "
+           "us and 4.6 against 9.1, where at 64 KiB the built-in messages win, 6.0 against 22.4 "
+           "(\"Shared memory or messages\"): a line 'bcast shared bytes=2k-8k ranks=2'.")

@@ -1,6 +1,5 @@
 /* Unit tests of the collective algorithm selection (no MPI): the built-in
-   rules, a tuning file with good and bad lines, and TANDEM_COLL_<NAME>
-   overriding the file. */
+   rules, and a tuning file with good and bad lines. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,17 +16,15 @@ static void collect(void *context, const char *message)
         snprintf(warnings[nwarnings++], sizeof warnings[0], "%s", message);
 }
 
-/* Load Tandem's table from 'env' (the TANDEM_COLL_* variables). */
-static void configure(char **env)
+/* Rules from 'text' (a tuning file's), warnings collected. */
+static int tune(const char *text)
 {
     nwarnings = 0;
-    tdm_config_parse(tdm_config_table, TDM_CFG_COUNT, env, tdm_config, collect, NULL);
+    return tdm_coll_tuning_parse(text, "tune.txt", collect, NULL);
 }
 
 static void builtin_rules(void)
 {
-    char *none[] = {NULL};
-    configure(none);
     tdm_coll_tuning_clear();
     /* Among the algorithms that send messages. */
     EXPECT(tdm_coll_default_messages(TDM_COLL_BCAST, 1 << 20, 4) == TDM_ALG_BINOMIAL);
@@ -56,35 +53,30 @@ static void builtin_rules(void)
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024, 4) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 32 * 1024 + 1, 4) == TDM_ALG_PAIRWISE);
     EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_PAIRWISE);
-    /* the built-in rule chooses shared exactly where the variable accepts it */
-    static const char *const variables[TDM_COLL_KINDS] = {
-        "TANDEM_COLL_BCAST=shared",         "TANDEM_COLL_SCATTER=shared",
-        "TANDEM_COLL_GATHER=shared",        "TANDEM_COLL_ALLGATHER=shared",
-        "TANDEM_COLL_ALLTOALL=shared",      "TANDEM_COLL_ALLREDUCE=shared",
-        "TANDEM_COLL_REDUCE_SCATTER=shared"};
+    /* the built-in rule chooses shared exactly where a tuning file may name it */
     for (int kind = 0; kind < TDM_COLL_KINDS; kind++) {
-        char *one[] = {(char *)variables[kind], NULL};
-        configure(one);
-        EXPECT((nwarnings == 0) ==
+        char line[64];
+        snprintf(line, sizeof line, "%s shared\n", tdm_coll_kind_name((tdm_coll_kind)kind));
+        EXPECT((tune(line) == 0) ==
                (tdm_coll_default((tdm_coll_kind)kind, 64, 4) == TDM_ALG_SHARED));
     }
-    configure(none);
+    tdm_coll_tuning_clear();
     for (int kind = 0; kind < TDM_COLL_KINDS; kind++)
         for (int ranks = 1; ranks <= 64; ranks *= 2)
             EXPECT(tdm_coll_default_messages((tdm_coll_kind)kind, 4096, ranks) != TDM_ALG_SHARED);
-    /* shared chosen by name; refused by the collectives without that form */
-    char *shared[] = {"TANDEM_COLL_BCAST=shared", "TANDEM_COLL_ALLTOALL=shared", NULL};
-    configure(shared);
+    /* shared chosen by a line without conditions, at every size; refused by
+       the collectives without that form */
+    EXPECT(tune("bcast shared\nalltoall shared\n") == 1);
     EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1 << 20, 2) == TDM_ALG_SHARED);
-    EXPECT(nwarnings == 1 && strstr(warnings[0], "TANDEM_COLL_ALLTOALL=shared is not valid") &&
-           strstr(warnings[0], "auto, pairwise, linear"));
-    configure(none);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1, 64) == TDM_ALG_SHARED);
+    EXPECT(nwarnings == 1 &&
+           strstr(warnings[0], "tune.txt:2: alltoall takes one of pairwise|linear after its name, "
+                               "not 'shared'"));
+    tdm_coll_tuning_clear();
 }
 
 static void tuning_file(void)
 {
-    char *none[] = {NULL};
-    configure(none);
     nwarnings = 0;
     const char *text = "# a comment line\n"
                        "\n"
@@ -104,7 +96,7 @@ static void tuning_file(void)
     EXPECT(nwarnings == 7);
     EXPECT(strstr(warnings[0], "tune.txt:7: unknown collective 'broadcast'") != NULL);
     EXPECT(strstr(warnings[0], "accepted: bcast, scatter") != NULL);
-    EXPECT(strstr(warnings[1], "tune.txt:8: scatter takes one of binomial|flat") != NULL);
+    EXPECT(strstr(warnings[1], "tune.txt:8: scatter takes one of binomial|flat|shared") != NULL);
     EXPECT(strstr(warnings[1], "not 'ring'") != NULL);
     EXPECT(strstr(warnings[2], ":9:") != NULL && strstr(warnings[2], "not 'auto'") != NULL);
     EXPECT(strstr(warnings[3], ":10: 'size=3' is not a condition") != NULL);
@@ -124,19 +116,20 @@ static void tuning_file(void)
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 3) == TDM_ALG_LINEAR);
     EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 4) == TDM_ALG_PAIRWISE);
 
-    /* the variable of a collective overrides the file */
-    char *env[] = {"TANDEM_COLL_BCAST=binomial", "TANDEM_COLL_ALLREDUCE=recursive_doubling", NULL};
-    configure(env);
-    EXPECT(nwarnings == 0);
-    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 4096, 2) == TDM_ALG_BINOMIAL);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 64 * 1024, 4) == TDM_ALG_RECURSIVE_DOUBLING);
-    EXPECT(tdm_coll_select(TDM_COLL_ALLTOALL, 1 << 20, 3) == TDM_ALG_LINEAR);
-
-    /* a bad variable keeps auto, with the parser's warning */
-    char *bad[] = {"TANDEM_COLL_SCATTER=ring", NULL};
-    configure(bad);
-    EXPECT(nwarnings == 1 && strstr(warnings[0], "TANDEM_COLL_SCATTER") != NULL);
+    /* a bad line chooses nothing: the built-in rule, as without it */
     EXPECT(tdm_coll_select(TDM_COLL_SCATTER, 100, 2) == TDM_ALG_BINOMIAL);
+
+    /* the files of ctest's algs_* sets: every algorithm a collective accepts,
+       forced at every size and number of ranks */
+    EXPECT(tune("bcast scatter_allgather\nscatter binomial\ngather binomial\n"
+                "allgather recursive_doubling\nalltoall linear\nallreduce ring\n"
+                "reduce_scatter ring\n") == 0);
+    EXPECT(tdm_coll_select(TDM_COLL_BCAST, 1, 2) == TDM_ALG_SCATTER_ALLGATHER);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 1 << 30, 64) == TDM_ALG_RING);
+    EXPECT(tdm_coll_select(TDM_COLL_REDUCE_SCATTER, 8, 4) == TDM_ALG_RING);
+    EXPECT(tune("allgather bruck\nallreduce reduce_scatter_allgather\n") == 0);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLGATHER, 64, 4) == TDM_ALG_BRUCK);
+    EXPECT(tdm_coll_select(TDM_COLL_ALLREDUCE, 8, 2) == TDM_ALG_REDUCE_SCATTER_ALLGATHER);
     tdm_coll_tuning_clear();
 }
 
