@@ -93,14 +93,21 @@ static int slots_fit(MPI_Comm node, size_t share, int size)
     return fits;
 }
 
-/* The slots of a communicator whose ranks share one node: a ring of N slots
-   (TANDEM_COLL_SHM_SLOTS) for the nonblocking collectives and one for the
-   blocking ones (N as well when only they run in Tandem; else N / 4, at
-   least 2: one blocking collective is in flight at a time, and a second
-   slot lets a rank start the next one before the others have read the
-   last), each slot a flag pair per rank and a segment per rank, in one
-   window that rank 0 allocates and zeroes. Collective over the duplicate;
-   without it, no shared path. */
+/* The slots of a communicator: SLOTS for the nonblocking collectives (more
+   in flight wait for one), and a segment of SLOT_BYTES per rank in each (the
+   largest block that takes the path): this rank's share is 1 MiB per
+   communicator, within TANDEM_COLL_SHM_LIMIT over all of them. No other
+   values were measured. */
+enum { SLOTS = 16, SLOT_BYTES = 64 << 10 };
+_Static_assert(SLOT_BYTES % TDM_SLOT_FLAG == 0, "segments keep the flags' alignment");
+
+/* The slots of a communicator whose ranks share one node: a ring of SLOTS
+   for the nonblocking collectives and one for the blocking ones (SLOTS as
+   well when only they run in Tandem; else a quarter as many: one blocking
+   collective is in flight at a time, and a second slot lets a rank start
+   the next one before the others have read the last), each slot a flag
+   pair per rank and a segment per rank, in one window that rank 0 allocates
+   and zeroes. Collective over the duplicate; without it, no shared path. */
 static void attach_slots(coll_comm *c)
 {
     int size, node_size, rank;
@@ -112,11 +119,9 @@ static void attach_slots(coll_comm *c)
         PMPI_Comm_split_type(c->dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return;
     PMPI_Comm_size(node, &node_size);
-    c->segment = (size_t)TDM_CONFIG_NUMBER(COLL_SHM_BYTES);
-    c->segment = (c->segment + TDM_SLOT_FLAG - 1) / TDM_SLOT_FLAG * TDM_SLOT_FLAG;
-    int n = (int)TDM_CONFIG_NUMBER(COLL_SHM_SLOTS);
-    c->ring[0].nslots = tdm_coll_on ? n : 0;
-    c->ring[1].nslots = !tdm_coll_blocking_on ? 0 : !tdm_coll_on ? n : n / 4 > 2 ? n / 4 : 2;
+    c->segment = SLOT_BYTES;
+    c->ring[0].nslots = tdm_coll_on ? SLOTS : 0;
+    c->ring[1].nslots = !tdm_coll_blocking_on ? 0 : !tdm_coll_on ? SLOTS : SLOTS / 4;
     int nslots = c->ring[0].nslots + c->ring[1].nslots;
     c->slot_bytes = (size_t)size * (2 * TDM_SLOT_FLAG + c->segment);
     MPI_Aint total = rank == 0 ? (MPI_Aint)(c->slot_bytes * (size_t)nslots) : 0, got;

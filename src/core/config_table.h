@@ -147,20 +147,10 @@ TDM_CONFIG(COLL_SHM, "TANDEM_COLL_SHM", BOOL, "1", 0, 1, NULL,
            "shaped network); messages beat the slots in 3 of 12 cells on 4 ranks, Open MPI 64 KiB "
            "iscatter 27 us against 39 (\"Shared memory or messages\", "
            "docs/perf/shm-or-messages/np4.txt).")
-TDM_CONFIG(COLL_SHM_SLOTS, "TANDEM_COLL_SHM_SLOTS", INT, "16", 1, 4096, NULL,
-           "Shared-memory slots per communicator for the nonblocking collectives: how many use "
-           "them at once (more wait for a slot that every rank has finished with). The "
-           "blocking ones have a quarter as many of their own (at least 2), or this many "
-           "where only they run in Tandem.",
-           "None measured: no run set another value.")
-TDM_CONFIG(COLL_SHM_BYTES, "TANDEM_COLL_SHM_BYTES", SIZE, "64k", 64, 1LL << 30, NULL,
-           "Bytes per rank in a shared-memory slot: the largest block (bcast: buffer / ranks) "
-           "that takes the shared-memory path. Memory: slots (both kinds) x ranks x this, per "
-           "communicator.",
-           "None measured: no run set another value.")
 TDM_CONFIG(COLL_SHM_LIMIT, "TANDEM_COLL_SHM_LIMIT", SIZE, "64m", 0, 1LL << 40, NULL,
            "The most bytes of shared-memory slots one process holds, over all its "
-           "communicators: its own segments, slots x TANDEM_COLL_SHM_BYTES per communicator. "
+           "communicators: its own segments, 1 MiB per communicator (16 slots of 64 KiB; 1.25 "
+           "MiB where the blocking collectives run in Tandem too). "
            "A communicator made when any of its ranks is at the limit gets no slots (its "
            "collectives take point-to-point messages); freeing one gives its bytes back.",
            "Use: bound the shared memory (/dev/shm) the slots take where the node has little of "
