@@ -51,9 +51,9 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|aut
            "ranks span hosts, and off where they all run on one host (the decision table "
            "and its measurements: docs/AUTO.md; TANDEM_VERBOSE=1 says which and why).",
            "proxy on one host with more ranks than cores, on MPICH: a 4-rank ghost-cell step on 2 "
-           "cores took 4.81 ms against 8.01 natively over shared memory, 6.83 against 20.00 over "
-           "TCP (docs/PERFORMANCE.md \"Ghost-cell exchange (strong scaling)\"); auto already runs "
-           "drive where the ranks span hosts.")
+           "cores took 4.81 ms against 8.01 natively (auto: off, as native) over shared memory, "
+           "6.83 against 20.00 over TCP (\"Ghost-cell exchange (strong scaling)\"); auto already "
+           "runs drive where the ranks span hosts.")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
            "How the progress thread waits between two polls: yield the CPU (the "
            "default: measured best on a shared core; it does not yield while an "
@@ -128,7 +128,7 @@ TDM_CONFIG(COLL, "TANDEM_COLL", ENUM, "native", 0, 0, "native|tandem",
            "MPI_I* collective on intra-communicators, with any operation (non-commutative ones "
            "are applied in rank order); the rest stay native.",
            "tandem over a network: shaped 2 Gbit/s, 2 ranks computing, 4 MiB ibcast, iscatter, "
-           "iallreduce, ialltoall 47-86% overlapped (78-81% with TANDEM_POLL=event) against 0% "
+           "iallreduce, ialltoall 47-86% overlapped (78-84% with TANDEM_POLL=event) against 0% "
            "natively, pure time within native + 5% (\"Short turns\").")
 TDM_CONFIG(COLL_BLOCKING, "TANDEM_COLL_BLOCKING", ENUM, "native", 0, 0, "native|tandem",
            "Who runs the blocking collectives (MPI_Bcast, MPI_Allreduce, ...): native, or "
