@@ -29,7 +29,7 @@
 # DEVICE_ONLY=overlap: the overlap benchmark alone, every round;
 # DEVICE_OVERLAP_SIZES (comma-separated bytes), DEVICE_OVERLAP_RANKS (space-
 # separated counts): other sizes and rank counts;
-# DEVICE_POLLS (default yield): the progress thread's poll policies to run,
+# DEVICE_POLLS (default yield): the progress thread's poll policies to run (yield, sleep, event),
 # each as its own configuration (tandem-drive-POLL, tandem-proxy-POLL).
 set -uo pipefail
 
