@@ -231,14 +231,57 @@ static thread_work work_beside(double *asleep_since, int *long_asleep)
                : WORK_BESIDE_COMPUTATION;
 }
 
-/* Whether the thread has nothing to do: no work counted, or only schedules
-   that an application thread is moving itself in a wait. */
+/* Whether a one-sided window exists that peers may access (rma/window.c):
+   then this process may be the target of gets, puts and accumulates that
+   the MPI library serves only inside its calls. */
+static int serving(void)
+{
+    return atomic_load_explicit(&tdm_windows_open, memory_order_relaxed) > 0;
+}
+
+/* Whether the thread has nothing to do: no work counted and no window to
+   serve, or only schedules that an application thread is moving itself in
+   a wait. */
 static int idle(void)
 {
     long outstanding = tdm_request_outstanding();
-    return outstanding == 0 ||
-           (atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
+    return (outstanding == 0 && !serving()) ||
+           (outstanding > 0 && atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
             outstanding == atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed));
+}
+
+/* Serving windows with nothing else to do, the thread cannot see whether a
+   peer's operation arrived: one-sided traffic fills no request Tandem
+   counts. So it polls on a timer whose pause doubles from 1 us up to
+   SERVE_MAX_US while its polls find nothing, and starts again from 1 us
+   after a poll that did work, which it tells by the poll's length: more
+   than four times the quietest recent poll and ACTIVE_NS more (a poll that
+   matched a lock request or copied a piece of a get takes microseconds; an
+   empty one a fraction of one). A target that computes then answers a
+   peer's first operation within SERVE_MAX_US, and the rest of an epoch at
+   the pace of a thread that polls eagerly; an idle window costs a poll a
+   millisecond. */
+enum { SERVE_MAX_US = 1000, ACTIVE_NS = 1000 };
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The pause after a serving poll that took 'took' ns; 'quiet' follows the
+   length of an empty poll (falls at once, rises slowly). */
+static int serve_pause(long long took, long long *quiet, int pause)
+{
+    int active = *quiet > 0 && took > 4 * *quiet + ACTIVE_NS;
+    if (*quiet == 0 || took < *quiet)
+        *quiet = took > 0 ? took : 1;
+    else
+        *quiet += (took - *quiet) / 64;
+    if (active)
+        return 1;
+    return pause * 2 > SERVE_MAX_US ? SERVE_MAX_US : pause * 2;
 }
 
 static void *progress_main(void *unused)
@@ -257,6 +300,8 @@ static void *progress_main(void *unused)
     if (engine.cpu >= 0)
         tdm_affinity_pin(pthread_self(), engine.cpu);
     int pause = 1;
+    int serve = 1;        /* the pause while serving windows only */
+    long long quiet = 0;  /* the length of an empty poll, ns (serve_pause) */
     long seen = 0;
     int borrowing = 0;       /* counted in the node's borrowers: it has work */
     double asleep_since = 0; /* see work_beside */
@@ -305,9 +350,25 @@ static void *progress_main(void *unused)
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
             tdm_pause_us(engine.max_pause_us);
+        } else if (tdm_request_outstanding() == 0) { /* serving windows only */
+            long long t0 = now_ns();
+            engine.drive(engine.context);
+            atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
+            serve = serve_pause(now_ns() - t0, &quiet, serve);
+            if (policy == TDM_POLL_EVENT && serve > 1) {
+                if (rescan)
+                    tdm_netwait_scan(rescan > 1 ? 0 : TDM_NETWAIT_RESCAN_MS);
+                rescan = 0;
+                if (tdm_netwait(serve)) /* a peer's operation over a socket */
+                    serve = 1;
+            } else {
+                tdm_pause_us(serve);
+            }
+            seen = 0;
         } else {
             engine.drive(engine.context);
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
+            serve = 1;
             long now = tdm_request_outstanding();
             if (now > seen) /* new work: poll eagerly again */
                 pause = 1;

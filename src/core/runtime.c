@@ -6,6 +6,7 @@
 int tdm_active;
 int tdm_trace_on;
 int tdm_world_rank = -1;
+atomic_int tdm_windows_open; /* counted by rma/window.c */
 int tdm_mpi_thread_level = MPI_THREAD_SINGLE;
 
 void tdm_trace_call(const char *function, int lang)

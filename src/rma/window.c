@@ -1,22 +1,26 @@
 /*
  * The one-sided windows of the program (rma/, ARCHITECTURE.md): for now,
  * how many there are, which core/runtime.h publishes for the components that
- * must know whether one-sided operations may target this process (a
- * collective's schedule runs the MPI library's progress engine once more
- * before it returns where a window exists: coll/schedule.c).
+ * must know whether one-sided operations may target this process: the
+ * progress thread serves the MPI library while one exists, so that a target
+ * that computes still answers gets, puts and accumulates (core/progress.c,
+ * serving), and a collective's schedule runs the MPI library's progress
+ * engine once more before it returns (coll/schedule.c).
  */
 #include <stdatomic.h>
 
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "wrappers/gen_hooks.h"
-
-atomic_int tdm_windows_open;
 
 /* A window was made (rc is the call's result): count it. */
 static int made(int rc)
 {
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         atomic_fetch_add_explicit(&tdm_windows_open, 1, memory_order_relaxed);
+        if (tdm_progress_running)
+            tdm_progress_wake(); /* it serves the window from now on */
+    }
     return rc;
 }
 
