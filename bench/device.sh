@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measurements that need spare cores, in one run of at most 8 minutes on
 # the lent 16-core machine, which has no MPI of its own and may run under
-# gVisor (docs/PERFORMANCE.md, "With spare cores: the lent 16-core machine").
+# gVisor (docs/DEVICE.md; results in docs/PERFORMANCE.md, "With spare cores").
 #
 #   bash bench/device.sh [PACK]
 #
