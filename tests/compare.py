@@ -16,7 +16,7 @@ library carry every message over loopback TCP, as the benchmarks' tcp rows do;
 --reference-transport gives the run without Tandem a transport of its own (by
 default the same), for a program whose output does not depend on it where the
 MPI library alone cannot be trusted on the other (MPICH 4.0.2 over UCX's TCP
-hangs in MPI_Finalize now and then, which Tandem prevents: README, known issues).
+hangs in MPI_Finalize now and then, which Tandem prevents: docs/KNOWN_ISSUES.md).
 """
 
 from __future__ import annotations

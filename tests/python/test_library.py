@@ -471,7 +471,7 @@ def network_settings(build) -> dict[str, str]:
     """Rank variables that carry every message over loopback TCP (as between
     nodes), read by each rank from its environment. Only runs with Tandem use
     them: MPICH 4.0.2 alone over UCX's TCP sometimes hangs in MPI_Finalize,
-    which Tandem prevents (README, known issues)."""
+    which Tandem prevents (docs/KNOWN_ISSUES.md)."""
     if build.family == "Open MPI":
         return {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,tcp"}
     return {"UCX_TLS": "self,tcp", "MPIR_CVAR_NOLOCAL": "1"}
