@@ -1,4 +1,4 @@
-"""Linking against Tandem instead of preloading it, as the README shows: a
+"""Linking against Tandem instead of preloading it, as docs/LINKING.md shows: a
 fresh `cmake --install` prefix per MPI, a program built with
 find_package(Tandem) and one built with pkg-config (each with the plain C
 compiler, not the MPI's wrapper), both started by the MPI's launcher without
