@@ -59,7 +59,7 @@ def test_mpi4py_program_gives_the_native_results(build, nprocs):
 
 
 def test_tandem_run_starts_an_mpi4py_program_when_told_the_mpi(build):
-    """The README's usage: an interpreter is not linked with an MPI, so
+    """docs/USAGE.md: an interpreter is not linked with an MPI, so
     `tandem run` needs --mpi to pick the build and the launcher."""
     option = FAMILIES[build.family]
     command = [
