@@ -322,7 +322,7 @@ def overlap(
         sizes=sizes,
     )
     path = save(out, result, markdown_table(result, table_from_bytes))
-    plot(result, out, name)
+    replot(result, out)
     return path
 
 
@@ -350,41 +350,124 @@ def summarize(records: list[dict]) -> list[dict]:
     return summary
 
 
-def plot(result: dict, out: Path, name: str = "overlap") -> None:
+def plot(result: dict, out: Path, name: str = "overlap") -> list[Path]:
+    """Per MPI and transport: availability (0-100%) and compute slowdown against
+    the message size, one column per variant, one colour per configuration."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     summary = result["summary"]
+    paths = []
     for mpi, transport in sorted({(s["mpi"], s["transport"]) for s in summary}):
         rows = [s for s in summary if s["mpi"] == mpi and s["transport"] == transport]
-        fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True)
+        fig, axes = plt.subplots(2, 3, figsize=(13, 7), sharex=True, sharey="row")
         for col, variant in enumerate(VARIANTS):
-            for config in sorted({s["config"] for s in rows}):
+            for config in sorted({s["config"] for s in rows}, key=plot_order):
                 line = sorted(
                     (s for s in rows if s["config"] == config and s["variant"] == variant),
                     key=lambda s: s["bytes"],
                 )
                 x = [s["bytes"] for s in line]
-                axes[0][col].plot(
-                    x, [100 * s["availability"] for s in line], marker="o", label=config
-                )
-                axes[1][col].plot(x, [100 * s["slowdown"] for s in line], marker="o", label=config)
+                style = line_style(config)
+                axes[0][col].plot(x, [100 * s["availability"] for s in line], label=config, **style)
+                axes[1][col].plot(x, [100 * s["slowdown"] for s in line], label=config, **style)
             axes[0][col].set_title(variant)
             axes[0][col].set_ylim(-5, 105)
-            axes[1][col].set_xscale("log", base=2)
-            axes[1][col].set_xlabel("message size (bytes)")
+            size_axis(axes[1][col], {s["bytes"] for s in rows})
         axes[0][0].set_ylabel("availability (%)")
         axes[1][0].set_ylabel("compute slowdown (%)")
         axes[0][0].legend(fontsize=8)
-        spare = "spare core" if result["machine"]["spare_core"] else "no spare core"
+        what = "Overlap" if name == "overlap" else "Overlap, every operation to Tandem"
         fig.suptitle(
-            f"Overlap, {mpi}, {transport}, 2 ranks on {result['machine']['cores']} cores ({spare}); medians of {result['rounds']} interleaved rounds"
+            f"{what}, {mpi}, {transport_label(transport, result)}: " + run_note(result, ranks=2)
         )
         fig.tight_layout()
-        fig.savefig(out / f"{name}-{mpi.lower().replace(' ', '')}-{transport}.png", dpi=80)
+        paths.append(out / f"{name}-{mpi.lower().replace(' ', '')}-{transport}.png")
+        fig.savefig(paths[-1], dpi=80)
         plt.close(fig)
+    return paths
+
+
+# One colour per configuration in every plot, so that a configuration reads
+# the same in every panel and figure: native black, the MPIs' own progress
+# threads grey and brown (dashed), Tandem's drive blue, proxy red, event green.
+CONFIG_COLOURS = {
+    "native": "black",
+    "native-multiple": "dimgray",
+    "mpich-async-thread": "tab:gray",
+    "ompi-tcp-thread": "tab:brown",
+    "ompi-monitoring": "tab:brown",
+    "tandem": "tab:olive",
+    "tandem-off": "tab:olive",
+    "tandem-monitor": "tab:purple",
+    "tandem-drive": "tab:blue",
+    "tandem-drive-yield": "tab:blue",
+    "tandem-coll-drive": "tab:blue",
+    "tandem-drive-lend": "tab:cyan",
+    "tandem-drive-event": "tab:green",
+    "tandem-coll-event": "tab:green",
+    "tandem-proxy": "tab:red",
+    "tandem-proxy-yield": "tab:red",
+    "tandem-coll": "tab:red",
+    "tandem-proxy-lend": "tab:pink",
+}
+ANCHORS = ("mpich-async-thread", "ompi-tcp-thread", "ompi-monitoring")
+MODE_LINES = {"nbc": "--", "nbc+overlap": ":", "nbc4": "--", "nbc8": "-.", "nbc16": ":"}
+
+
+def line_style(label: str) -> dict:
+    """Colour, line and marker of a configuration's line; a label 'CONFIG MODE'
+    (nbc, ioapp) keeps CONFIG's colour and draws MODE as the line's dashes."""
+    import zlib
+
+    config, _, mode = label.partition(" ")
+    colour = CONFIG_COLOURS.get(config, f"C{zlib.crc32(config.encode()) % 10}")
+    style = {"color": colour, "marker": "o", "linestyle": "-"}
+    if mode:
+        style["linestyle"] = MODE_LINES.get(mode, "-")
+    elif config in ANCHORS:
+        style["linestyle"] = "--"
+    if config == "native":
+        style["linewidth"] = 2.5
+    return style
+
+
+def plot_order(label: str) -> tuple:
+    """Native first, then the MPIs' own threads, then Tandem's configurations."""
+    config = label.partition(" ")[0]
+    return (config != "native", config not in ANCHORS, label)
+
+
+def size_axis(ax, sizes) -> None:
+    """Message sizes on a log2 axis, each measured size labelled in KiB or MiB."""
+    ticks = sorted(sizes)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([size_label(s) for s in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("message size")
+
+
+def transport_label(transport: str, result: dict) -> str:
+    rate = result.get("shaped_rate") or result.get("rate") or ""
+    return {
+        "shaped": f"TCP over a loopback shaped to {rate}".strip(),
+        "tcp": "loopback TCP",
+        "shm": "shared memory",
+    }.get(transport, transport)
+
+
+def run_note(result: dict, ranks=None) -> str:
+    """The machine and the ranks of a run, as a plot's title says them."""
+    machine = result.get("machine", {})
+    spare = "a spare core" if machine.get("spare_core") else "no spare core"
+    on = f"{ranks} ranks on " if ranks else ""
+    return (
+        f"{on}a {machine.get('cores', '?')}-core machine ({machine.get('host', '?')}, {spare}); "
+        f"medians of {result.get('rounds', '?')} interleaved rounds"
+    )
 
 
 def overlap_cell(s: dict, native: dict | None) -> str:
@@ -607,9 +690,7 @@ def halo(
         shaped_rate=rate if "shaped" in transports else None,
     )
     path = save(out, result, halo_table(summary))
-    plot_lines(
-        summary, "ranks", "step_s", 1e3, "time per step (ms)", out / "halo.png", "Ghost cells"
-    )
+    replot(result, out)
     return path
 
 
@@ -665,33 +746,118 @@ def io(builds, nprocs_list, size, rounds, trials, out, timeout, directory: Path)
         ),
     )
     path = save(out, result, table)
-    plot_lines(summary, "ranks", "availability", 100, "availability (%)", out / "io.png", "MPI-IO")
+    replot(result, out)
     return path
 
 
-def plot_lines(summary, x_key, y_key, scale, ylabel, path: Path, title: str) -> None:
-    """One panel per MPI (and transport): y against x, one line per configuration."""
+def plot_lines(
+    summary, x_key, y_key, scale, ylabel, path: Path, title: str, result: dict | None = None
+) -> Path:
+    """One panel per MPI, transport (and number of ranks, unless they are the x
+    axis): y against x, one line per configuration in its colour. Sizes go on a
+    log2 axis in KiB and MiB; a share in % on a common 0-100% axis."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = sorted({(s["mpi"], s.get("transport", "")) for s in summary})
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
-    for ax, (mpi, transport) in zip(axes[0], panels):
-        rows = [s for s in summary if (s["mpi"], s.get("transport", "")) == (mpi, transport)]
-        for config in sorted({s["config"] for s in rows}):
+    def panel_of(s):
+        ranks = s.get("ranks") if x_key != "ranks" else None
+        return (s["mpi"], s.get("transport", ""), ranks or 0)
+
+    panels = sorted({panel_of(s) for s in summary})
+    percent = y_key in ("availability", "overlap")
+    values = [scale * s[y_key] for s in summary if s[y_key] is not None]
+    logarithmic = bool(values) and min(values) > 0 and max(values) > 100 * min(values)
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(5 * len(panels), 4.2), squeeze=False, sharey=percent
+    )
+    for ax, panel in zip(axes[0], panels):
+        mpi, transport, ranks = panel
+        rows = [s for s in summary if panel_of(s) == panel]
+        for config in sorted({s["config"] for s in rows}, key=plot_order):
             line = sorted((s for s in rows if s["config"] == config), key=lambda s: s[x_key])
-            ax.plot(
-                [s[x_key] for s in line], [scale * s[y_key] for s in line], marker="o", label=config
-            )
-        ax.set_title(f"{title}, {mpi} {transport}".strip())
-        ax.set_xlabel(x_key)
+            ys = [scale * s[y_key] for s in line]
+            ax.plot([s[x_key] for s in line], ys, label=config, **line_style(config))
+        name = ", ".join(
+            [mpi]
+            + ([transport_label(transport, result or {})] if transport else [])
+            + ([f"{ranks} rank{'s' if ranks != 1 else ''}"] if ranks else [])
+        )
+        ax.set_title(name, fontsize=10)
+        if x_key == "bytes":
+            size_axis(ax, {s["bytes"] for s in rows})
+        else:
+            ax.set_xticks(sorted({s[x_key] for s in rows}))
+            ax.set_xlabel(X_LABELS.get(x_key, x_key))
+        if percent:
+            ax.set_ylim(-5, 105)
+        elif logarithmic:
+            ax.set_yscale("log")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"{title}: {run_note(result)}" if result else title)
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+    return path
+
+
+X_LABELS = {"idle_us": "idle before the post (us)", "ops_per_line": "operations per line"}
+
+
+def replot(result: dict, out: Path) -> list[Path]:
+    """Draw a run's plots again from its JSON document (as saved by 'save') into
+    'out', and return their paths; each benchmark draws its plots with this at
+    the end of its run."""
+    which, summary = result["benchmark"], result["summary"]
+    if which in ("overlap", "eager"):
+        return plot(result, out, which)
+    if which == "monitor":
+        return [plot_monitor_cost(summary["per_message"], out / "monitor.png")]
+    figures = []  # (rows, x, y, scale, y label, file, title)
+    if which == "halo":
+        figures.append(
+            (summary, "ranks", "step_s", 1e3, "time per step (ms)", "halo", "Ghost cells")
+        )
+    elif which == "io":
+        figures.append((summary, "ranks", "availability", 100, "availability (%)", "io", "MPI-IO"))
+    elif which == "post":
+        figures.append((summary, "idle_us", "post_s", 1e6, "post (us)", "post", "MPI_Ibcast post"))
+    elif which == "coll":
+        for collective in sorted({s["collective"] for s in summary}):
+            rows = [s for s in summary if s["collective"] == collective]
+            ranks = ", ".join(map(str, sorted({r["ranks"] for r in result["records"]})))
+            title = f"OSU overlap of {collective}, {ranks} ranks"
+            figures.append(
+                (rows, "bytes", "overlap", 1, "overlap (%)", f"coll_{collective}", title)
+            )
+    elif which == "ioapp":
+        for nprocs in sorted({s["ranks"] for s in summary}):
+            rows = [
+                {**s, "config": f"{s['config']} {s['mode']}"}
+                for s in summary
+                if s["ranks"] == nprocs
+            ]
+            title = f"I/O application, {nprocs} ranks"
+            figures.append(
+                (rows, "ops_per_line", "time_s", 1, "time (s)", f"ioapp_{nprocs}", title)
+            )
+    elif which == "nbc":
+        modes = (("block", "block_s"), ("nbc", "nbc_s"), ("nbc+overlap", "nbc_overlap_s"))
+        for collective in sorted({s["collective"] for s in summary}):
+            rows = [
+                {**s, "config": f"{s['config']} {mode}", "ms": s[key]}
+                for s in summary
+                if s["collective"] == collective
+                for mode, key in modes
+            ]
+            title = f"{collective}: block, nbc and nbc+overlap"
+            figures.append((rows, "bytes", "ms", 1e3, "latency (ms)", f"nbc_{collective}", title))
+    return [
+        plot_lines(rows, x, y, scale, label, out / f"{name}.png", title, result)
+        for rows, x, y, scale, label, name, title in figures
+    ]
 
 
 def monitor_configs(build: Build, transport: str, output: Path) -> list[Config]:
@@ -755,7 +921,7 @@ def monitor(builds, sizes, nprocs_list, cells, halo_bytes, steps, rounds, trials
         halo_bytes=halo_bytes,
     )
     path = save(out, result, monitor_table(cost_summary, halo_summary))
-    plot_monitor_cost(cost_summary, out / "monitor.png")
+    replot(result, out)
     return path
 
 
@@ -802,7 +968,7 @@ def monitor_table(cost: list[dict], halo_rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_monitor_cost(cost: list[dict], path: Path) -> None:
+def plot_monitor_cost(cost: list[dict], path: Path) -> Path:
     """Bars: time per send and per receive, per MPI and configuration."""
     import matplotlib
 
@@ -825,6 +991,7 @@ def plot_monitor_cost(cost: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+    return path
 
 
 COLLECTIVES = ("ibcast", "iallreduce", "iscatter", "ialltoall")
@@ -863,11 +1030,7 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
     summary = summarize_by(records, keys, ("pure_s", "compute_s", "overall_s", "overlap"))
     result = document("coll", rounds, trials, problems, records, summary, rate=rate)
     path = save(out, result, coll_table(summary))
-    for collective in COLLECTIVES:
-        rows = [s for s in summary if s["collective"] == collective]
-        plot_lines(
-            rows, "bytes", "overlap", 1, "overlap (%)", out / f"coll_{collective}.png", collective
-        )
+    replot(result, out)
     return path
 
 
@@ -917,19 +1080,7 @@ def ioapp(
         "ioapp", rounds, trials, problems, records, summary, modes=IOAPP_MODES, input_mib=input_mib
     )
     path = save(out, result, ioapp_table(summary))
-    for nprocs in nprocs_list:
-        rows = [
-            {**s, "config": f"{s['config']} {s['mode']}"} for s in summary if s["ranks"] == nprocs
-        ]
-        plot_lines(
-            rows,
-            "ops_per_line",
-            "time_s",
-            1,
-            "time (s)",
-            out / f"ioapp_{nprocs}.png",
-            f"I/O application, {nprocs} ranks",
-        )
+    replot(result, out)
     return path
 
 
@@ -999,8 +1150,7 @@ def post(builds, transports, nprocs_list, sizes, idles, rounds, trials, out, tim
         ),
     )
     path = save(out, result, table)
-    rows = [{**s, "config": f"{s['config']}, {s['ranks']} ranks"} for s in summary]
-    plot_lines(rows, "idle_us", "post_s", 1e6, "post (us)", out / "post.png", "MPI_Ibcast post")
+    replot(result, out)
     return path
 
 
@@ -1029,18 +1179,5 @@ def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) ->
         ),
     )
     path = save(out, result, table)
-    for collective in ("bcast", "scatter"):
-        rows = []
-        for s in summary:
-            if s["collective"] != collective:
-                continue
-            for mode, key in (
-                ("block", "block_s"),
-                ("nbc", "nbc_s"),
-                ("nbc+overlap", "nbc_overlap_s"),
-            ):
-                rows.append({**s, "config": f"{s['config']} {mode}", "ms": s[key]})
-        plot_lines(
-            rows, "bytes", "ms", 1e3, "latency (ms)", out / f"nbc_{collective}.png", collective
-        )
+    replot(result, out)
     return path
