@@ -114,7 +114,8 @@ int main(int argc, char **argv)
     }
 
     if (rank == 0) {
-        printf("{\"bytes\": %ld, \"work_s\": %.3f, \"trials\": %d, \"flavour\": \"%s\", \"ranks\": %d, "
+        printf("{\"bytes\": %ld, \"work_s\": %.3f, \"trials\": %d, \"flavour\": \"%s\", \"ranks\": "
+               "%d, "
                "\"wrong_bytes\": %ld, \"pure\": [",
                bytes, work, trials, flavour, size, wrong);
         for (int i = 0; i < trials; i++)

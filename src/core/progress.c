@@ -60,6 +60,7 @@ static struct {
     int max_pause_us;
     int cpu;
     atomic_long polls;
+    atomic_long serve_polls;  /* of them, while serving windows only */
     atomic_long socket_wakes; /* event policy: waits that socket news ended */
     atomic_long moves;        /* moves to a CPU a blocked rank lent */
     atomic_long unstuck;      /* moves by a waiter that found it without a turn */
@@ -246,7 +247,8 @@ static int idle(void)
 {
     long outstanding = tdm_request_outstanding();
     return (outstanding == 0 && !serving()) ||
-           (outstanding > 0 && atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
+           (outstanding > 0 &&
+            atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
             outstanding == atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed));
 }
 
@@ -300,8 +302,8 @@ static void *progress_main(void *unused)
     if (engine.cpu >= 0)
         tdm_affinity_pin(pthread_self(), engine.cpu);
     int pause = 1;
-    int serve = 1;        /* the pause while serving windows only */
-    long long quiet = 0;  /* the length of an empty poll, ns (serve_pause) */
+    int serve = 1;       /* the pause while serving windows only */
+    long long quiet = 0; /* the length of an empty poll, ns (serve_pause) */
     long seen = 0;
     int borrowing = 0;       /* counted in the node's borrowers: it has work */
     double asleep_since = 0; /* see work_beside */
@@ -354,6 +356,7 @@ static void *progress_main(void *unused)
             long long t0 = now_ns();
             engine.drive(engine.context);
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&engine.serve_polls, 1, memory_order_relaxed);
             serve = serve_pause(now_ns() - t0, &quiet, serve);
             if (policy == TDM_POLL_EVENT && serve > 1) {
                 if (rescan)
@@ -459,6 +462,7 @@ int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_po
     engine.cpu = cpu;
     engine.stop = 0;
     atomic_store(&engine.polls, 0);
+    atomic_store(&engine.serve_polls, 0);
     atomic_store(&engine.socket_wakes, 0);
     atomic_store(&engine.moves, 0);
     atomic_store(&engine.unstuck, 0);
@@ -502,6 +506,11 @@ void tdm_progress_times(double *cpu, double *wall)
 long tdm_progress_polls(void)
 {
     return atomic_load(&engine.polls);
+}
+
+long tdm_progress_serve_polls(void)
+{
+    return atomic_load(&engine.serve_polls);
 }
 
 long tdm_progress_socket_wakes(void)

@@ -144,6 +144,10 @@ int tdm_progress_on_thread(void);
 /* Number of polls made so far (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_polls(void);
 
+/* Number of the polls made while serving windows only (for tests and
+   TANDEM_VERBOSE=2). */
+long tdm_progress_serve_polls(void);
+
 /* Number of the event policy's waits ended by news on a socket rather than
    by the timer (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_socket_wakes(void);

@@ -141,10 +141,18 @@ void tdm_request_work_begin(void)
         tdm_progress_wake();
 }
 
+static atomic_long counted_total;
+
+long tdm_request_counted_total(void)
+{
+    return atomic_load_explicit(&counted_total, memory_order_relaxed);
+}
+
 static void count(slot *s)
 {
     if (!s->counted) {
         s->counted = 1;
+        atomic_fetch_add_explicit(&counted_total, 1, memory_order_relaxed);
         tdm_request_work_begin();
     }
 }

@@ -13,6 +13,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+/* Number of requests counted since the start (for TANDEM_VERBOSE=2). */
+long tdm_request_counted_total(void);
+
 /* Number of requests now counted as outstanding work. */
 extern atomic_long tdm_request_counted;
 

@@ -2516,7 +2516,7 @@ static inline int tdm_dispatch_Rput(int lang, const void *origin_addr, int origi
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput", lang);
     tdm_progress_touch();
-    int rc = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int rc = tdm_hook_Rput(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return rc;
@@ -2529,7 +2529,7 @@ static inline int tdm_dispatch_Rput_c(int lang, const void *origin_addr, MPI_Cou
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rput_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int rc = tdm_hook_Rput_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return rc;
@@ -2542,7 +2542,7 @@ static inline int tdm_dispatch_Rget(int lang, void *origin_addr, int origin_coun
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget", lang);
     tdm_progress_touch();
-    int rc = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int rc = tdm_hook_Rget(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return rc;
@@ -2555,7 +2555,7 @@ static inline int tdm_dispatch_Rget_c(int lang, void *origin_addr, MPI_Count ori
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     TDM_TRACE_CALL("MPI_Rget_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int rc = tdm_hook_Rget_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return rc;
@@ -2568,7 +2568,7 @@ static inline int tdm_dispatch_Raccumulate(int lang, const void *origin_addr, in
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate", lang);
     tdm_progress_touch();
-    int rc = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int rc = tdm_hook_Raccumulate(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return rc;
@@ -2581,7 +2581,7 @@ static inline int tdm_dispatch_Raccumulate_c(int lang, const void *origin_addr, 
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Raccumulate_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int rc = tdm_hook_Raccumulate_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return rc;
@@ -2594,7 +2594,7 @@ static inline int tdm_dispatch_Rget_accumulate(int lang, const void *origin_addr
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     TDM_TRACE_CALL("MPI_Rget_accumulate", lang);
     tdm_progress_touch();
-    int rc = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int rc = tdm_hook_Rget_accumulate(lang, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return rc;

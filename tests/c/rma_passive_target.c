@@ -15,13 +15,13 @@
 #include <time.h>
 
 /* A check that says what was checked, failed or not. */
-#define expect(cond, ...)                                  \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            tlog("FAILED %s:%d", __FILE__, __LINE__);      \
-            tlog_failures++;                               \
-        }                                                  \
-        tlog(__VA_ARGS__);                                 \
+#define expect(cond, ...)                             \
+    do {                                              \
+        if (!(cond)) {                                \
+            tlog("FAILED %s:%d", __FILE__, __LINE__); \
+            tlog_failures++;                          \
+        }                                             \
+        tlog(__VA_ARGS__);                            \
     } while (0)
 
 #define N 4096 /* longs: 32 KiB, above every eager limit */

@@ -1,0 +1,91 @@
+/*
+ * The request-based one-sided operations (MPI_Rput, MPI_Rget,
+ * MPI_Raccumulate, MPI_Rget_accumulate): posted as the application asked,
+ * then counted in the request tracker like a nonblocking point-to-point
+ * operation of as many bytes, so that the progress thread drives the MPI
+ * library until the application completes the request (with either
+ * strategy: the request stays the MPI library's, since its completion means
+ * only local completion, which the application's MPI_Wait or MPI_Test reads
+ * from it). Operations without a request complete at a flush or unlock, a
+ * call that progresses on its own; until then the thread moves them while it
+ * serves the window (core/progress.c). Application threads.
+ */
+#include <mpi.h>
+
+#include "core/progress.h"
+#include "core/request.h"
+#include "impl/impl.h"
+#include "wrappers/gen_hooks.h"
+
+static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
+{
+    int size = 0;
+    if (tdm_impl_type_size(datatype, &size) != MPI_SUCCESS)
+        return 0;
+    return (long long)count * size;
+}
+
+/* Count a posted operation (rc its result) while a progress thread runs. */
+static int posted(int rc, MPI_Request *request, long long bytes)
+{
+    if (rc == MPI_SUCCESS && tdm_progress_running)
+        tdm_request_started(*request, bytes); /* it applies the eager limit */
+    return rc;
+}
+
+#define RMA_REQUEST_HOOKS(suffix, COUNT)                                                           \
+    int tdm_hook_Rput##suffix(int lang, const void *origin_addr, COUNT origin_count,              \
+                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+                              COUNT target_count, MPI_Datatype target_datatype, MPI_Win win,       \
+                              MPI_Request *request)                                                \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        return posted(PMPI_Rput##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
+                                        target_disp, target_count, target_datatype, win, request), \
+                      request, bytes_of(origin_count, origin_datatype));                           \
+    }                                                                                              \
+    int tdm_hook_Rget##suffix(int lang, void *origin_addr, COUNT origin_count,                    \
+                              MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+                              COUNT target_count, MPI_Datatype target_datatype, MPI_Win win,       \
+                              MPI_Request *request)                                                \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        return posted(PMPI_Rget##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
+                                        target_disp, target_count, target_datatype, win, request), \
+                      request, bytes_of(origin_count, origin_datatype));                           \
+    }                                                                                              \
+    int tdm_hook_Raccumulate##suffix(int lang, const void *origin_addr, COUNT origin_count,       \
+                                     MPI_Datatype origin_datatype, int target_rank,                \
+                                     MPI_Aint target_disp, COUNT target_count,                     \
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,         \
+                                     MPI_Request *request)                                         \
+    {                                                                                              \
+        (void)lang;                                                                                \
+        return posted(PMPI_Raccumulate##suffix(origin_addr, origin_count, origin_datatype,         \
+                                               target_rank, target_disp, target_count,             \
+                                               target_datatype, op, win, request),                 \
+                      request, bytes_of(origin_count, origin_datatype));                           \
+    }
+
+RMA_REQUEST_HOOKS(, int)
+#if MPI_VERSION >= 4
+RMA_REQUEST_HOOKS(_c, MPI_Count)
+#endif
+
+int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count,
+                             MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                             MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                             int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                             MPI_Request *request)
+{
+    (void)lang;
+    /* With MPI_NO_OP the origin buffer is not significant: its count and
+       type may be anything, so only the result's size counts then. */
+    long long bytes = bytes_of(result_count, result_datatype);
+    if (op != MPI_NO_OP)
+        bytes += bytes_of(origin_count, origin_datatype);
+    return posted(PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+                                       result_count, result_datatype, target_rank, target_disp,
+                                       target_count, target_datatype, op, win, request),
+                  request, bytes);
+}
