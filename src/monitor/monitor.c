@@ -630,45 +630,70 @@ void tdm_monitor_freed(MPI_Request request)
     pthread_mutex_unlock(&table_lock);
 }
 
-/* Under table_lock: forget the receive entry of 'before' unless persistent;
-   returns whether it was one, with its communicator. */
-static int take_receive(MPI_Request before, MPI_Comm *comm)
+int tdm_monitor_claim(int n, const MPI_Request *before, void **claimed)
 {
-    entry **at = slot_of(key_of(before));
-    if (!*at || !(*at)->receive)
-        return 0;
-    *comm = (*at)->comm;
-    if (!(*at)->persistent)
-        unlink_entry(at);
-    return 1;
-}
-
-void tdm_monitor_completed(MPI_Request before, const MPI_Status *status)
-{
-    tdm_monitor_completed_some(1, &before, NULL, status, 0, 0);
-}
-
-void tdm_monitor_completed_some(int n, const MPI_Request *before, const int *indices,
-                                const MPI_Status *statuses, int by_index, int errors)
-{
-    enum { CHUNK = 64 };
-    MPI_Comm comm_of[CHUNK];
-    int which[CHUNK];
-    for (int first = 0; first < n; first += CHUNK) {
-        int found = 0, last = first + CHUNK < n ? first + CHUNK : n;
-        pthread_mutex_lock(&table_lock);
-        for (int k = first; k < last; k++) {
-            int i = indices ? indices[k] : k;
-            if (i >= 0 && (!errors || statuses[by_index ? i : k].MPI_ERROR == MPI_SUCCESS) &&
-                take_receive(before[i], &comm_of[found]))
-                which[found++] = k;
-        }
-        pthread_mutex_unlock(&table_lock);
-        for (int f = 0; f < found; f++) {
-            int k = which[f], i = indices ? indices[k] : k;
-            tdm_monitor_received(&statuses[by_index ? i : k], comm_of[f]);
-        }
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < n; i++) {
+        claimed[i] = NULL;
+        if (before[i] == MPI_REQUEST_NULL || table_receives == 0)
+            continue;
+        entry **at = slot_of(key_of(before[i]));
+        if (!*at || !(*at)->receive)
+            continue;
+        entry *e = *at;
+        *at = e->next;
+        e->next = NULL;
+        __atomic_store_n(&table_entries, table_entries - 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&table_receives, table_receives - 1, __ATOMIC_RELAXED);
+        claimed[i] = e;
+        found++;
     }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+/* Under table_lock: remember a claimed entry again under its own key. */
+static void reinsert(entry *e)
+{
+    entry **at = slot_of(e->key);
+    if (*at) /* cannot be: the handle stayed this request's */
+        unlink_entry(at);
+    e->next = NULL;
+    *at = e;
+    __atomic_store_n(&table_entries, table_entries + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&table_receives, table_receives + 1, __ATOMIC_RELAXED);
+}
+
+void tdm_monitor_settle(int n, void **claimed, const int *indices, int ndone,
+                        const MPI_Status *statuses, int by_index, int errors)
+{
+    for (int k = 0; k < ndone; k++) {
+        int i = indices ? indices[k] : k;
+        if (i < 0 || i >= n || !claimed[i])
+            continue;
+        entry *e = claimed[i];
+        const MPI_Status *st = &statuses[by_index ? i : k];
+        int error = errors ? st->MPI_ERROR : MPI_SUCCESS;
+        if (error == MPI_ERR_PENDING)
+            continue; /* not completed: remembered again below */
+        if (error == MPI_SUCCESS)
+            tdm_monitor_received(st, e->comm);
+        if (e->persistent)
+            continue; /* it stays: remembered again below */
+        pthread_mutex_lock(&table_lock);
+        e->next = spare;
+        spare = e;
+        pthread_mutex_unlock(&table_lock);
+        claimed[i] = NULL;
+    }
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < n; i++)
+        if (claimed[i]) {
+            reinsert(claimed[i]);
+            claimed[i] = NULL;
+        }
+    pthread_mutex_unlock(&table_lock);
 }
 
 static void table_clear(void)

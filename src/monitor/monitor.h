@@ -119,16 +119,21 @@ int tdm_monitor_take_message(MPI_Message message, MPI_Comm *comm);
    then take the slow path that reports statuses. */
 int tdm_monitor_receives_pending(void);
 
-/* A request that was 'before' completed with 'status' (a receive is recorded,
-   a nonpersistent entry forgotten). */
-void tdm_monitor_completed(MPI_Request before, const MPI_Status *status);
-
-/* The same for n completions under one lock: request before[indices[k]] (or
-   before[k]) with statuses[k] (or statuses[indices[k]] when 'by_index').
-   With 'errors' (the call returned MPI_ERR_IN_STATUS), a status whose
-   MPI_ERROR is not MPI_SUCCESS did not complete with data and is skipped. */
-void tdm_monitor_completed_some(int n, const MPI_Request *before, const int *indices,
-                                const MPI_Status *statuses, int by_index, int errors);
+/* Completion calls. Before the MPI library may complete before[0..n-1],
+   the call claims their receives: it takes their entries out of the
+   remembered ones (claimed[i], or NULL), since the handle of a request that
+   completes is free at once, and another thread's new request may get it
+   and be remembered under it before this call could look its own up (one
+   receive in a hundred went unrecorded with two threads). Returns how many
+   it claimed. Then tdm_monitor_settle() records the 'ndone' completions:
+   request indices[k] (or k) with statuses[k] (or statuses[indices[k]] when
+   'by_index'); with 'errors' (MPI_ERR_IN_STATUS), a status whose MPI_ERROR
+   is MPI_ERR_PENDING did not complete and one with another error completed
+   without data. Every claimed entry that did not complete, and a completed
+   persistent one, is remembered again. Any thread. */
+int tdm_monitor_claim(int n, const MPI_Request *before, void **claimed);
+void tdm_monitor_settle(int n, void **claimed, const int *indices, int ndone,
+                        const MPI_Status *statuses, int by_index, int errors);
 
 /* Collectives: the logical volume per call, as Open MPI's coll monitoring
    records it (coll; and TDM_COLL_NATIVE where the MPI library ran the call).

@@ -371,13 +371,18 @@ int tdm_hook_Request_free(int lang, MPI_Request *request)
    While monitoring remembers receive requests, each completion call keeps the
    handles it was given and a status for every request (its own when the
    application ignores them), and reports what completed: a receive's size and
-   source are known only then. */
+   source are known only then. It claims the receives' entries before the MPI
+   library may complete them (tdm_monitor_claim: a completed request's handle
+   may be another thread's at once). */
 
 typedef struct {
     MPI_Request before_stack[STACK_REQUESTS];
     MPI_Status status_stack[STACK_REQUESTS];
+    void *claimed_stack[STACK_REQUESTS];
     MPI_Request *before;
     MPI_Status *statuses; /* the application's, or owned */
+    void **claimed;
+    int count;
 } watch;
 
 /* Returns the statuses to pass to the MPI, or NULL without memory (then the
@@ -386,19 +391,24 @@ static MPI_Status *watch_take(watch *w, const MPI_Request *requests, int count,
                               MPI_Status *statuses)
 {
     size_t n = count > 0 ? (size_t)count : 1;
+    w->count = count > 0 ? count : 0;
     w->before = count <= STACK_REQUESTS ? w->before_stack : malloc(sizeof(MPI_Request) * n);
+    w->claimed = count <= STACK_REQUESTS ? w->claimed_stack : malloc(sizeof(void *) * n);
     w->statuses = statuses;
     if (statuses == MPI_STATUSES_IGNORE)
         w->statuses = count <= STACK_REQUESTS ? w->status_stack : malloc(sizeof(MPI_Status) * n);
-    if (!w->before || !w->statuses) {
+    if (!w->before || !w->statuses || !w->claimed) {
         if (w->before != w->before_stack)
             free(w->before);
+        if (w->claimed != w->claimed_stack)
+            free(w->claimed);
         if (w->statuses != statuses && w->statuses != w->status_stack)
             free(w->statuses);
         return NULL;
     }
     if (count > 0)
         memcpy(w->before, requests, sizeof(MPI_Request) * (size_t)count);
+    tdm_monitor_claim(w->count, w->before, w->claimed);
     return w->statuses;
 }
 
@@ -406,16 +416,33 @@ static MPI_Status *watch_take(watch *w, const MPI_Request *requests, int count,
    statuses[index], 'by_index'). */
 static void watch_report(const watch *w, int rc, int n, const int *indices, int by_index)
 {
-    tdm_monitor_completed_some(n, w->before, indices, w->statuses, by_index,
-                               rc == MPI_ERR_IN_STATUS);
+    tdm_monitor_settle(w->count, w->claimed, indices, n, w->statuses, by_index,
+                       rc == MPI_ERR_IN_STATUS);
 }
 
+/* What was claimed and did not complete is remembered again. */
 static void watch_release(watch *w, MPI_Status *statuses)
 {
+    tdm_monitor_settle(w->count, w->claimed, NULL, 0, w->statuses, 0, 0);
+    if (w->claimed != w->claimed_stack)
+        free(w->claimed);
     if (w->before != w->before_stack)
         free(w->before);
     if (w->statuses != statuses && w->statuses != w->status_stack)
         free(w->statuses);
+}
+
+/* Settle the claim of one request after a call that returned 'rc': it
+   completed ('done'), with data if rc is MPI_SUCCESS, or with an error. */
+static void settle_one(void **claimed, int rc, int done, const MPI_Status *status)
+{
+    MPI_Status failed;
+    if (rc != MPI_SUCCESS) {
+        failed = *status;
+        failed.MPI_ERROR = rc == MPI_ERR_PENDING ? MPI_ERR_OTHER : rc; /* completed */
+        status = &failed;
+    }
+    tdm_monitor_settle(1, claimed, NULL, done, status, 0, rc != MPI_SUCCESS);
 }
 
 int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
@@ -424,10 +451,12 @@ int tdm_hook_Wait(int lang, MPI_Request *request, MPI_Status *status)
     if (TDM_LIKELY(!tdm_monitor_receives_pending()))
         return wait_(request, status);
     MPI_Request before = *request;
+    void *claimed;
+    if (!tdm_monitor_claim(1, &before, &claimed))
+        return wait_(request, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = wait_(request, st);
-    if (rc == MPI_SUCCESS)
-        tdm_monitor_completed(before, st);
+    settle_one(&claimed, rc, 1, st);
     return rc;
 }
 
@@ -437,10 +466,12 @@ int tdm_hook_Test(int lang, MPI_Request *request, int *flag, MPI_Status *status)
     if (TDM_LIKELY(!tdm_monitor_receives_pending()))
         return test_(request, flag, status);
     MPI_Request before = *request;
+    void *claimed;
+    if (!tdm_monitor_claim(1, &before, &claimed))
+        return test_(request, flag, status);
     MPI_Status own, *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = test_(request, flag, st);
-    if (rc == MPI_SUCCESS && *flag)
-        tdm_monitor_completed(before, st);
+    settle_one(&claimed, rc, rc != MPI_SUCCESS || *flag, st);
     return rc;
 }
 
@@ -459,7 +490,7 @@ static int any_watched(int wait, int count, MPI_Request requests[], int *index, 
     if (!wait)
         *flag = done;
     if (rc == MPI_SUCCESS && done && *index != MPI_UNDEFINED && *index >= 0 && *index < count)
-        tdm_monitor_completed(w.before[*index], st);
+        tdm_monitor_settle(w.count, w.claimed, index, 1, st, 0, 0);
     watch_release(&w, st);
     return rc;
 }
