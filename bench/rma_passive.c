@@ -10,10 +10,10 @@
  * A passive target answers the busy get in about the pure time; one that
  * needs the target's MPI calls answers it only once the computation is over,
  * about WORK seconds later. Every get's data is checked. Ranks beyond the
- * first two wait in the barriers. One JSON object on stdout (rank 0):
- * medians and every trial of both cases, and busy / pure.
+ * first two wait in the barriers. One JSON object per size on stdout (rank
+ * 0): medians and every trial of both cases, and busy / pure.
  *
- *   rma_passive [SIZE [WORK [TRIALS [FLAVOUR]]]]
+ *   rma_passive [SIZE[,SIZE...] [WORK [TRIALS [FLAVOUR]]]]
  *     SIZE bytes (default 8 MiB), WORK seconds (default 1.0), TRIALS per case
  *     (default 5), FLAVOUR allocate (default) or create: the window's memory
  *     from MPI_Win_allocate or the program's own under MPI_Win_create.
@@ -48,32 +48,15 @@ static void usage(const char *why)
 {
     fprintf(stderr,
             "rma_passive: %s\n"
-            "usage: rma_passive [SIZE [WORK [TRIALS [allocate|create]]]] on 2 or more ranks\n",
+            "usage: rma_passive [SIZE[,SIZE...] [WORK [TRIALS [allocate|create]]]] on 2 or more "
+            "ranks\n",
             why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-int main(int argc, char **argv)
+/* The gets of one size: the JSON object on rank 0; returns the wrong bytes. */
+static long measure(long bytes, double work, int trials, const char *flavour, int rank, int size)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long bytes = argc > 1 ? atol(argv[1]) : 8L << 20;
-    double work = argc > 2 ? atof(argv[2]) : 1.0;
-    int trials = argc > 3 ? atoi(argv[3]) : 5;
-    const char *flavour = argc > 4 ? argv[4] : "allocate";
-    if (size < 2)
-        usage("needs 2 or more ranks (rank 0 gets from rank 1)");
-    if (bytes <= 0 || bytes > (1L << 30))
-        usage("SIZE must be 1 to 1073741824 bytes");
-    if (work < 0 || work > 60)
-        usage("WORK must be 0 to 60 seconds");
-    if (trials < 1 || trials > 1000)
-        usage("TRIALS must be 1 to 1000");
-    if (strcmp(flavour, "allocate") != 0 && strcmp(flavour, "create") != 0)
-        usage("FLAVOUR must be allocate or create");
-
     MPI_Aint extent = rank == 1 ? (MPI_Aint)bytes : 0;
     unsigned char *base = NULL;
     MPI_Win win;
@@ -84,8 +67,6 @@ int main(int argc, char **argv)
         MPI_Win_create(base, extent, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     }
     unsigned char *got = rank == 0 ? malloc((size_t)bytes) : NULL;
-    compute(1); /* first touch of the work's arrays */
-
     double *pure = calloc((size_t)trials, sizeof(double));
     double *busy = calloc((size_t)trials, sizeof(double));
     long wrong = 0;
@@ -114,9 +95,8 @@ int main(int argc, char **argv)
     }
 
     if (rank == 0) {
-        printf("{\"bytes\": %ld, \"work_s\": %.3f, \"trials\": %d, \"flavour\": \"%s\", \"ranks\": "
-               "%d, "
-               "\"wrong_bytes\": %ld, \"pure\": [",
+        printf("{\"bytes\": %ld, \"work_s\": %.3f, \"trials\": %d, \"flavour\": \"%s\", "
+               "\"ranks\": %d, \"wrong_bytes\": %ld, \"pure\": [",
                bytes, work, trials, flavour, size, wrong);
         for (int i = 0; i < trials; i++)
             printf("%s%.6f", i ? ", " : "", pure[i]);
@@ -135,6 +115,37 @@ int main(int argc, char **argv)
     free(got);
     free(pure);
     free(busy);
+    return wrong;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *sizes = argc > 1 ? argv[1] : "8388608";
+    double work = argc > 2 ? atof(argv[2]) : 1.0;
+    int trials = argc > 3 ? atoi(argv[3]) : 5;
+    const char *flavour = argc > 4 ? argv[4] : "allocate";
+    if (size < 2)
+        usage("needs 2 or more ranks (rank 0 gets from rank 1)");
+    if (work < 0 || work > 60)
+        usage("WORK must be 0 to 60 seconds");
+    if (trials < 1 || trials > 1000)
+        usage("TRIALS must be 1 to 1000");
+    if (strcmp(flavour, "allocate") != 0 && strcmp(flavour, "create") != 0)
+        usage("FLAVOUR must be allocate or create");
+    compute(1); /* first touch of the work's arrays */
+    long wrong = 0;
+    for (const char *at = sizes; *at;) {
+        char *end;
+        long bytes = strtol(at, &end, 10);
+        if (end == at || (*end && *end != ',') || bytes <= 0 || bytes > (1L << 30))
+            usage("SIZE must be 1 to 1073741824 bytes, several separated by commas");
+        wrong += measure(bytes, work, trials, flavour, rank, size);
+        at = *end ? end + 1 : end;
+    }
     MPI_Finalize();
     return rank == 0 && wrong ? 1 : 0;
 }

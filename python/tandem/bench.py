@@ -707,6 +707,57 @@ def halo_table(summary: list[dict]) -> str:
     )
 
 
+def rma(builds, transports, sizes, work, flavours, rounds, trials, out, timeout, rate):
+    """A truly passive target (bench/rma_passive.c): rank 0 gets each size
+    from rank 1's window under a lock while rank 1 computes 'work' seconds
+    without MPI calls, and while it waits in a barrier (the pure time); for
+    each window flavour (allocate, create)."""
+
+    def program_of(build, point):
+        name = str(build.directory / "tandem-bench-rma-passive")
+        return [name, ",".join(map(str, sizes)), f"{work:g}", str(trials), point[1]]
+
+    records, problems = rounds_of(
+        builds,
+        transports,
+        [(2, flavour) for flavour in flavours],
+        io_configs,
+        launched(program_of, timeout),
+        rounds,
+    )
+    keys = ("mpi", "transport", "flavour", "bytes", "config")
+    summary = summarize_by(records, keys, ("pure_s", "busy_s", "busy_over_pure", "wrong_bytes"))
+    result = document(
+        "rma",
+        rounds,
+        trials,
+        problems,
+        records,
+        summary,
+        work_s=work,
+        shaped_rate=rate if "shaped" in transports else None,
+    )
+    path = save(out, result, rma_table(summary))
+    replot(result, out)
+    return path
+
+
+def rma_table(summary: list[dict]) -> str:
+    """Pure and busy get times, and busy over pure (about 1 for a passive
+    target, the computation over the pure time for one that is not)."""
+    columns = ["MPI", "transport", "window", "size", "config", "pure (ms)", "busy (ms)"]
+    return markdown(
+        columns + ["busy / pure", "wrong bytes"],
+        (
+            [s["mpi"], s["transport"], s["flavour"], size_label(s["bytes"]), s["config"]]
+            + [f"{1e3 * s['pure_s']:.2f}", f"{1e3 * s['busy_s']:.2f}"]
+            + [f"{s['busy_s'] / s['pure_s']:.1f}" if s["pure_s"] > 0 else "-"]
+            + [f"{s['wrong_bytes']:.0f}"]
+            for s in summary
+        ),
+    )
+
+
 def io_configs(build: Build, transport: str) -> list[Config]:
     configs = [
         Config("native", False),
@@ -822,6 +873,21 @@ def replot(result: dict, out: Path) -> list[Path]:
         )
     elif which == "io":
         figures.append((summary, "ranks", "availability", 100, "availability (%)", "io", "MPI-IO"))
+    elif which == "rma":
+        for flavour in sorted({s["flavour"] for s in summary}):
+            rows = [s for s in summary if s["flavour"] == flavour]
+            title = f"Passive target, MPI_Win_{flavour}, 2 ranks"
+            figures.append(
+                (
+                    rows,
+                    "bytes",
+                    "busy_s",
+                    1e3,
+                    "get while the target computes (ms)",
+                    f"rma_{flavour}",
+                    title,
+                )
+            )
     elif which == "post":
         figures.append((summary, "idle_us", "post_s", 1e6, "post (us)", "post", "MPI_Ibcast post"))
     elif which == "coll":

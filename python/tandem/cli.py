@@ -347,6 +347,28 @@ def command_bench(args: argparse.Namespace) -> int:
             args.timeout,
         )
         pictures = ["post.png"]
+    elif args.which == "rma":
+        flavours = args.windows.split(",")
+        bad = [f for f in flavours if f not in ("allocate", "create")]
+        if bad:
+            raise TandemError(
+                f"--windows {args.windows}: {bad[0]!r} is not one of allocate, create"
+            )
+        if not 0 <= args.work <= 60:
+            raise TandemError(f"--work {args.work:g}: expected 0 to 60 seconds")
+        path = bench.rma(
+            builds,
+            transports,
+            sizes,
+            args.work,
+            flavours,
+            args.rounds,
+            args.trials,
+            out,
+            args.timeout,
+            args.rate,
+        )
+        pictures = ["rma_*.png"]
     elif args.which == "nbc":
         path = bench.nbc(
             builds, transports, ranks, sizes, args.rounds, args.trials, out, args.timeout
@@ -530,7 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser(
         "bench",
-        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post)",
+        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma)",
     )
     bench.add_argument(
         "which",
@@ -545,6 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
             "nbc",
             "ioapp",
             "post",
+            "rma",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -554,7 +577,9 @@ def build_parser() -> argparse.ArgumentParser:
         "coll: OSU's overlap of nonblocking collectives; nbc: FastMPJ's micro-benchmark, "
         "block / nbc / nbc+overlap latencies of broadcast and scatter; ioapp: FastMPJ's I/O "
         "application, blocking MPI_Scatter against 4, 8 and 16 concurrent MPI_Iscatter; "
-        "post: what posting and waiting for an MPI_Ibcast cost after the process was idle",
+        "post: what posting and waiting for an MPI_Ibcast cost after the process was idle; "
+        "rma: a one-sided get under a lock while its target computes without MPI calls (a "
+        "truly passive target) against the same get while the target waits in a barrier",
     )
     bench.add_argument(
         "--mpi",
@@ -614,6 +639,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--ops",
         default="0,100,400",
         help="ioapp: operations per line, the workload (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--work",
+        type=float,
+        default=1.0,
+        help="rma: seconds the target computes during a get (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--windows",
+        default="allocate",
+        help="rma: window flavours, allocate and/or create (default: %(default)s)",
     )
     bench.add_argument(
         "--idle-us",

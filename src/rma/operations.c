@@ -34,7 +34,7 @@ static int posted(int rc, MPI_Request *request, long long bytes)
 }
 
 #define RMA_REQUEST_HOOKS(suffix, COUNT)                                                           \
-    int tdm_hook_Rput##suffix(int lang, const void *origin_addr, COUNT origin_count,              \
+    int tdm_hook_Rput##suffix(int lang, const void *origin_addr, COUNT origin_count,               \
                               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
                               COUNT target_count, MPI_Datatype target_datatype, MPI_Win win,       \
                               MPI_Request *request)                                                \
@@ -44,7 +44,7 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                                         target_disp, target_count, target_datatype, win, request), \
                       request, bytes_of(origin_count, origin_datatype));                           \
     }                                                                                              \
-    int tdm_hook_Rget##suffix(int lang, void *origin_addr, COUNT origin_count,                    \
+    int tdm_hook_Rget##suffix(int lang, void *origin_addr, COUNT origin_count,                     \
                               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
                               COUNT target_count, MPI_Datatype target_datatype, MPI_Win win,       \
                               MPI_Request *request)                                                \
@@ -54,11 +54,10 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                                         target_disp, target_count, target_datatype, win, request), \
                       request, bytes_of(origin_count, origin_datatype));                           \
     }                                                                                              \
-    int tdm_hook_Raccumulate##suffix(int lang, const void *origin_addr, COUNT origin_count,       \
-                                     MPI_Datatype origin_datatype, int target_rank,                \
-                                     MPI_Aint target_disp, COUNT target_count,                     \
-                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,         \
-                                     MPI_Request *request)                                         \
+    int tdm_hook_Raccumulate##suffix(                                                              \
+        int lang, const void *origin_addr, COUNT origin_count, MPI_Datatype origin_datatype,       \
+        int target_rank, MPI_Aint target_disp, COUNT target_count, MPI_Datatype target_datatype,   \
+        MPI_Op op, MPI_Win win, MPI_Request *request)                                              \
     {                                                                                              \
         (void)lang;                                                                                \
         return posted(PMPI_Raccumulate##suffix(origin_addr, origin_count, origin_datatype,         \

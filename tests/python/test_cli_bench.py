@@ -4,6 +4,7 @@ new directory of the current one unless --out names another."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -116,3 +117,31 @@ def test_durations_read_as_people_say_them():
         "1 h 30 min",
         "2 h 01 min",
     ]
+
+
+def test_bench_rma_measures_a_passive_target_and_checks_its_data(tmp_path):
+    """One get of 64 KiB while the target computes 50 ms, and one while it
+    waits, on MPICH over shared memory: native, Tandem's two strategies and
+    MPICH's own thread, every get's data checked by the program."""
+    result = bench_in(
+        tmp_path,
+        "rma", "--mpi", "mpich", "--transports", "shm", "--sizes", "65536", "--work", "0.05",
+        "--rounds", "1", "--trials", "1", "--out", str(tmp_path / "rma"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "rma" / "rma.json").read_text())
+    configs = {r["config"] for r in doc["records"]}
+    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread"}
+    assert all(r["wrong_bytes"] == 0 and r["busy_s"] > 0 for r in doc["records"])
+    assert (
+        "| MPICH | shm | allocate | 64 KiB | native |" in (tmp_path / "rma" / "rma.md").read_text()
+    )
+    assert (tmp_path / "rma" / "rma_allocate.png").exists()
+
+
+def test_bench_rma_names_a_bad_window_flavour_and_work(tmp_path):
+    result = bench_in(tmp_path, "rma", "--windows", "allocate,shared")
+    assert result.returncode != 0
+    assert "--windows allocate,shared: 'shared' is not one of allocate, create" in result.stderr
+    result = bench_in(tmp_path, "rma", "--work", "100")
+    assert "--work 100: expected 0 to 60 seconds" in result.stderr

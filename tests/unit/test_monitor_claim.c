@@ -34,11 +34,11 @@ int main(int argc, char **argv)
     PMPI_Request_free(&same);
 
     void *claim_a, *claim_b;
-    tdm_monitor_posted_recv(handle, MPI_COMM_WORLD, 0); /* A posts */
+    tdm_monitor_posted_recv(handle, MPI_COMM_WORLD, 0);   /* A posts */
     EXPECT(tdm_monitor_claim(1, &handle, &claim_a) == 1); /* A waits */
-    tdm_monitor_posted_recv(handle, MPI_COMM_WORLD, 0); /* freed, and B's at once */
+    tdm_monitor_posted_recv(handle, MPI_COMM_WORLD, 0);   /* freed, and B's at once */
     MPI_Status a = received(100), b = received(200);
-    tdm_monitor_settle(1, &claim_a, NULL, 1, &a, 0, 0); /* A's wait returns */
+    tdm_monitor_settle(1, &claim_a, NULL, 1, &a, 0, 0);   /* A's wait returns */
     EXPECT(tdm_monitor_claim(1, &handle, &claim_b) == 1); /* B waits: its entry is there */
     tdm_monitor_settle(1, &claim_b, NULL, 1, &b, 0, 0);
 
