@@ -168,7 +168,6 @@ def gen_dispatch(functions: list[Function]) -> str:
         "#define TDM_GEN_DISPATCH_H",
         "",
         '#include "core/progress.h"',
-        '#include "core/request.h"',
         '#include "core/runtime.h"',
         '#include "monitor/monitor.h"',
         '#include "wrappers/gen_hooks.h"',
@@ -206,7 +205,7 @@ def gen_dispatch(functions: list[Function]) -> str:
                 if "blocking" in f.flags:
                     body += [
                         "    int rc;",
-                        "    if (tdm_request_outstanding() == 0) {",
+                        "    if (tdm_progress_outstanding() == 0) {",
                         f"        rc = {call};",
                         "    } else {",
                         "        tdm_progress_blocking_enter();",
@@ -223,7 +222,7 @@ def gen_dispatch(functions: list[Function]) -> str:
                 ]
             elif "blocking" in f.flags:
                 body += [
-                    "    if (tdm_request_outstanding() == 0)",
+                    "    if (tdm_progress_outstanding() == 0)",
                     f"        return {call};",
                     "    tdm_progress_blocking_enter();",
                     f"    int rc = {call};",

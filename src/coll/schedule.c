@@ -17,7 +17,6 @@
 #include "core/hold.h"
 #include "core/log.h"
 #include "core/progress.h"
-#include "core/request.h"
 #include "core/runtime.h"
 #include "impl/impl.h"
 #include "monitor/monitor.h"
@@ -831,7 +830,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
        the first round is posted and the schedule queued: woken before, it
        would take the MPI library's lock from under these sends and find
        nothing to move. */
-    int wake = tdm_request_work_count();
+    int wake = tdm_progress_work_count();
     atomic_fetch_add_explicit(&tdm_progress_own_work, 1, memory_order_relaxed);
     rc = run_round(s);
     /* Rounds of local work only (an allreduce's first copy) end here: the
@@ -846,7 +845,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     }
     if (wake && rc != BLOCKED && needs_no_thread(s)) { /* before queueing: s may go at once */
         wake = 0;
-        tdm_request_work_unwoken();
+        tdm_progress_work_unwoken();
         atomic_fetch_add_explicit(&posted_unwoken, 1, memory_order_relaxed);
     }
     pthread_mutex_lock(&queue_lock);

@@ -220,7 +220,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     }
     tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
-    if (tdm_active && (rc = tdm_progress_start()) != MPI_SUCCESS) {
+    if (tdm_active && (rc = tdm_progress_start(tdm_proxy_poll)) != MPI_SUCCESS) {
         tdm_log_warn("cannot set up the progress engine (MPI error %d); Tandem runs in "
                      "pass-through mode",
                      rc);
@@ -256,6 +256,7 @@ int tdm_hook_Finalize(int lang)
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
     tdm_io_stop();
     tdm_progress_stop();
+    tdm_request_reset();
     tdm_lend_stop();
     tdm_coll_stop();
     tdm_monitor_finalize();

@@ -1,7 +1,7 @@
 /*
- * The progress thread. It sleeps on a condition variable while the request
- * tracker counts nothing, so it costs no CPU while the application computes
- * with nothing in flight. While work is outstanding it calls the drive
+ * The progress thread. It sleeps on a condition variable while no work is
+ * counted (tdm_progress_work), so it costs no CPU while the application
+ * computes with nothing in flight. While work is outstanding it calls the drive
  * function (a PMPI_Iprobe on a private communicator, which runs the MPI
  * library's progress engine) and then waits as TANDEM_POLL says: yield,
  * sleep with a pause that doubles from 1 us up to 50 us (TDM_PAUSE_MAX_US) and
@@ -29,13 +29,12 @@
 #include "core/log.h"
 #include "core/netwait.h"
 #include "core/node.h"
-#include "core/proxy.h"
-#include "core/request.h"
 #include "core/runtime.h"
 
 int tdm_progress_running;
 int tdm_progress_strategy;
 long long tdm_eager_limit;
+atomic_long tdm_progress_work;
 atomic_int tdm_progress_blocked;
 atomic_int tdm_progress_own_work;
 atomic_int tdm_progress_waiters;
@@ -245,7 +244,7 @@ static int serving(void)
    a wait. */
 static int idle(void)
 {
-    long outstanding = tdm_request_outstanding();
+    long outstanding = tdm_progress_outstanding();
     return (outstanding == 0 && !serving()) ||
            (outstanding > 0 &&
             atomic_load_explicit(&tdm_progress_drivers, memory_order_relaxed) > 0 &&
@@ -352,7 +351,7 @@ static void *progress_main(void *unused)
         if (atomic_load_explicit(&tdm_progress_blocked, memory_order_relaxed) > 0 &&
             atomic_load_explicit(&tdm_progress_own_work, memory_order_relaxed) == 0) {
             tdm_pause_us(engine.max_pause_us);
-        } else if (tdm_request_outstanding() == 0) { /* serving windows only */
+        } else if (tdm_progress_outstanding() == 0) { /* serving windows only */
             long long t0 = now_ns();
             engine.drive(engine.context);
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
@@ -372,7 +371,7 @@ static void *progress_main(void *unused)
             engine.drive(engine.context);
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
             serve = 1;
-            long now = tdm_request_outstanding();
+            long now = tdm_progress_outstanding();
             if (now > seen) /* new work: poll eagerly again */
                 pause = 1;
             seen = now;
@@ -448,8 +447,40 @@ __attribute__((noinline)) void tdm_progress_wake(void)
 void tdm_progress_driver_leaves(void)
 {
     atomic_fetch_sub_explicit(&tdm_progress_drivers, 1, memory_order_seq_cst);
-    if (tdm_request_outstanding() > 0)
+    if (tdm_progress_outstanding() > 0)
         tdm_progress_wake();
+}
+
+/* Work was counted from zero without a wake-up (tdm_progress_work_unwoken). */
+static atomic_int unwoken;
+
+int tdm_progress_work_count(void)
+{
+    tdm_progress_note_app_cpu();
+    /* From zero, the thread may sleep; with an application thread driving,
+       it may sleep beside work it alone moves now (progress.h); after work
+       counted without a wake-up, it may sleep beside that (read before it
+       is written: a post must not write a shared line it need not). */
+    return atomic_fetch_add_explicit(&tdm_progress_work, 1, memory_order_seq_cst) == 0 ||
+           atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0 ||
+           (atomic_load_explicit(&unwoken, memory_order_seq_cst) &&
+            atomic_exchange_explicit(&unwoken, 0, memory_order_seq_cst));
+}
+
+void tdm_progress_work_unwoken(void)
+{
+    atomic_store_explicit(&unwoken, 1, memory_order_seq_cst);
+}
+
+void tdm_progress_work_begin(void)
+{
+    if (tdm_progress_work_count())
+        tdm_progress_wake();
+}
+
+void tdm_progress_work_end(void)
+{
+    atomic_fetch_sub_explicit(&tdm_progress_work, 1, memory_order_acq_rel);
 }
 
 int tdm_progress_engine_start(tdm_progress_drive_fn drive, void *context, tdm_poll_policy policy,
@@ -575,17 +606,21 @@ static void drive_mpi(void *context)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)context, &flag, MPI_STATUS_IGNORE);
 }
 
+/* The proxy strategy's test of the pending proxies (tdm_proxy_poll), given
+   by tdm_progress_start's caller. */
+static int (*test_proxies)(void);
+
 /* The proxy strategy's poll: test the pending proxies, which drives the MPI
    library as well; with none pending (only persistent requests counted), drive
    it as the drive strategy does. */
 static void poll_proxies(void *context)
 {
     int schedules = tdm_progress_extra_poll ? tdm_progress_extra_poll() : 0;
-    if (tdm_proxy_poll() == 0 && schedules == 0)
+    if (test_proxies() == 0 && schedules == 0)
         drive_mpi(context);
 }
 
-int tdm_progress_start(void)
+int tdm_progress_start(int (*test)(void))
 {
     tdm_progress_strategy = (int)TDM_CONFIG_NUMBER(PROGRESS);
     /* auto: the sizes the eager-limit benchmark found proxying or driving does
@@ -604,6 +639,7 @@ int tdm_progress_start(void)
     rc = tdm_affinity_choose(tdm_config[TDM_CFG_PROGRESS_CPUS].text, &cpu);
     if (rc != MPI_SUCCESS)
         return rc;
+    test_proxies = test;
     tdm_progress_drive_fn poll =
         tdm_progress_strategy == TDM_PROGRESS_PROXY ? poll_proxies : drive_mpi;
     tdm_poll_policy policy = (tdm_poll_policy)TDM_CONFIG_NUMBER(POLL);
@@ -626,7 +662,7 @@ void tdm_progress_stop(void)
         PMPI_Barrier(private_comm);
         PMPI_Comm_free(&private_comm);
     }
-    tdm_request_reset();
+    atomic_store(&tdm_progress_work, 0);
     tdm_progress_strategy = TDM_PROGRESS_OFF;
     tdm_progress_extra_poll = NULL;
 }

@@ -1,6 +1,9 @@
 /*
  * The progress engine: one thread per process that drives the MPI library
- * while the request tracker counts outstanding work, and sleeps otherwise.
+ * while work is counted here, and sleeps otherwise. The modules above it
+ * count the work: the request tracker (core/request.h) the application's
+ * requests, the proxies (core/proxy.h) what they hand over, the collectives
+ * their schedules. The engine includes none of them.
  */
 #ifndef TDM_PROGRESS_H
 #define TDM_PROGRESS_H
@@ -24,6 +27,30 @@ extern int tdm_progress_strategy;
 /* Operations of at most this many bytes stay with the MPI library alone
    (TANDEM_EAGER_LIMIT, auto resolved for the strategy); set in MPI_Init. */
 extern long long tdm_eager_limit;
+
+/* Units of work counted now: the thread polls while there are any. */
+extern atomic_long tdm_progress_work;
+
+static inline long tdm_progress_outstanding(void)
+{
+    return atomic_load_explicit(&tdm_progress_work, memory_order_acquire);
+}
+
+/* One unit of work begins (an application request above the eager limit, a
+   proxy handed to the thread, a schedule) or ends. Any thread; begin wakes
+   the thread if needed. */
+void tdm_progress_work_begin(void);
+void tdm_progress_work_end(void);
+
+/* tdm_progress_work_begin() without the wake-up: returns whether the caller
+   must wake the thread (tdm_progress_wake), which it does once the work can
+   be moved; a thread woken before would only contend with the caller for
+   the MPI library while it posts. */
+int tdm_progress_work_count(void);
+
+/* The caller told to wake the thread did not (the work needs no thread):
+   the next tdm_progress_work_count() says to wake it, whatever the count. */
+void tdm_progress_work_unwoken(void);
 
 /* Number of application threads now inside a blocking MPI call; the progress
    thread backs off meanwhile, since the MPI library progresses itself then. */
@@ -84,7 +111,7 @@ static inline void tdm_progress_note_app_cpu(void)
 /* An application thread stopped driving: wake the thread if work is left. */
 void tdm_progress_driver_leaves(void);
 
-/* Work appeared (the tracker's count left zero): wake the thread. Any thread. */
+/* Work appeared (the count left zero): wake the thread. Any thread. */
 void tdm_progress_wake(void);
 
 /* A component's own poll, run by the progress thread on each pass before it
@@ -153,11 +180,15 @@ long tdm_progress_serve_polls(void);
 long tdm_progress_socket_wakes(void);
 
 /* Start Tandem's progress engine as the configuration says: a private
-   communicator to poll on, the pinning, the thread. Collective over
-   MPI_COMM_WORLD; application thread, in MPI_Init. Returns an MPI code. */
-int tdm_progress_start(void);
+   communicator to poll on, the pinning, the thread. With the proxy strategy
+   the thread calls 'test_proxies' (tdm_proxy_poll: the proxies sit above the
+   engine) on each pass, and drives the MPI library itself when it returns 0.
+   Collective over MPI_COMM_WORLD; application thread, in MPI_Init. Returns
+   an MPI code. */
+int tdm_progress_start(int (*test_proxies)(void));
 
-/* Stop it before PMPI_Finalize. Application thread. */
+/* Stop it before PMPI_Finalize, and forget the work counted. Application
+   thread. */
 void tdm_progress_stop(void);
 
 /* The CPU the progress thread was pinned to, or -1 (shared / unpinned). */

@@ -152,7 +152,7 @@ void tdm_proxy_post(MPI_Request *request)
     queue_tail = proxy;
     pthread_mutex_unlock(&queue_lock);
     atomic_fetch_add_explicit(&posted, 1, memory_order_relaxed);
-    tdm_request_work_begin();
+    tdm_progress_work_begin();
 }
 
 long tdm_proxy_posted(void)
@@ -178,7 +178,7 @@ void tdm_proxy_finish(tdm_proxy *proxy, const MPI_Status *status, int error)
     pthread_cond_broadcast(&finished);
     pthread_mutex_unlock(&finish_lock);
     if (proxy->counted)
-        tdm_request_work_end();
+        tdm_progress_work_end();
     tdm_proxy_release(proxy);
 }
 

@@ -26,7 +26,6 @@ typedef struct {
     void *proxy;              /* the proxy behind a generalized request, or NULL */
 } slot;
 
-atomic_long tdm_request_counted;
 atomic_long tdm_request_proxies;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -114,33 +113,6 @@ static void remove_slot(slot *s)
     live--;
 }
 
-/* Work was counted from zero without a wake-up (tdm_request_work_unwoken). */
-static atomic_int unwoken;
-
-int tdm_request_work_count(void)
-{
-    tdm_progress_note_app_cpu();
-    /* From zero, the thread may sleep; with an application thread driving,
-       it may sleep beside work it alone moves now (progress.h); after work
-       counted without a wake-up, it may sleep beside that (read before it
-       is written: a post must not write a shared line it need not). */
-    return atomic_fetch_add_explicit(&tdm_request_counted, 1, memory_order_seq_cst) == 0 ||
-           atomic_load_explicit(&tdm_progress_drivers, memory_order_seq_cst) > 0 ||
-           (atomic_load_explicit(&unwoken, memory_order_seq_cst) &&
-            atomic_exchange_explicit(&unwoken, 0, memory_order_seq_cst));
-}
-
-void tdm_request_work_unwoken(void)
-{
-    atomic_store_explicit(&unwoken, 1, memory_order_seq_cst);
-}
-
-void tdm_request_work_begin(void)
-{
-    if (tdm_request_work_count())
-        tdm_progress_wake();
-}
-
 static atomic_long counted_total;
 
 long tdm_request_counted_total(void)
@@ -153,7 +125,7 @@ static void count(slot *s)
     if (!s->counted) {
         s->counted = 1;
         atomic_fetch_add_explicit(&counted_total, 1, memory_order_relaxed);
-        tdm_request_work_begin();
+        tdm_progress_work_begin();
     }
 }
 
@@ -161,7 +133,7 @@ static void uncount(slot *s)
 {
     if (s->counted) {
         s->counted = 0;
-        atomic_fetch_sub_explicit(&tdm_request_counted, 1, memory_order_acq_rel);
+        tdm_progress_work_end();
     }
 }
 
@@ -221,11 +193,6 @@ void tdm_request_freed(MPI_Request request)
     pthread_mutex_unlock(&lock);
 }
 
-void tdm_request_work_end(void)
-{
-    atomic_fetch_sub_explicit(&tdm_request_counted, 1, memory_order_acq_rel);
-}
-
 int tdm_request_add_proxy(MPI_Request handle, void *proxy)
 {
     pthread_mutex_lock(&lock);
@@ -263,7 +230,6 @@ void tdm_request_reset(void)
     free(slots);
     slots = NULL;
     capacity = used = live = 0;
-    atomic_store(&tdm_request_counted, 0);
     atomic_store(&tdm_request_proxies, 0);
     pthread_mutex_unlock(&lock);
 }

@@ -40,7 +40,7 @@ typedef struct {
 static void snapshot_take(snapshot *s, const MPI_Request *requests, int count)
 {
     s->items = NULL;
-    if (tdm_request_outstanding() == 0 || count <= 0)
+    if (tdm_progress_outstanding() == 0 || count <= 0)
         return;
     s->items = count <= STACK_REQUESTS ? s->stack : malloc(sizeof(MPI_Request) * (size_t)count);
     if (s->items)
@@ -164,7 +164,7 @@ static int wait_(MPI_Request *request, MPI_Status *status)
             return rc;
         }
     }
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return PMPI_Wait(request, status);
     MPI_Request before = *request;
     tdm_progress_blocking_enter();
@@ -176,7 +176,7 @@ static int wait_(MPI_Request *request, MPI_Status *status)
 
 static int test_(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    if (tdm_request_outstanding() == 0 && tdm_request_proxies_known() == 0)
+    if (tdm_progress_outstanding() == 0 && tdm_request_proxies_known() == 0)
         return PMPI_Test(request, flag, status);
     MPI_Request before = *request;
     tdm_proxy *proxy = tdm_proxy_hold(before);

@@ -3,7 +3,6 @@
 #define TDM_GEN_DISPATCH_H
 
 #include "core/progress.h"
-#include "core/request.h"
 #include "core/runtime.h"
 #include "monitor/monitor.h"
 #include "wrappers/gen_hooks.h"
@@ -384,7 +383,7 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
     TDM_TRACE_CALL("MPI_Send", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Send(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -404,7 +403,7 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
     TDM_TRACE_CALL("MPI_Send_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Send_c(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -424,7 +423,7 @@ static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_D
     TDM_TRACE_CALL("MPI_Bsend", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -444,7 +443,7 @@ static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count coun
     TDM_TRACE_CALL("MPI_Bsend_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -464,7 +463,7 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
     TDM_TRACE_CALL("MPI_Ssend", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Ssend(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -484,7 +483,7 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
     TDM_TRACE_CALL("MPI_Ssend_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Ssend_c(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -504,7 +503,7 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
     TDM_TRACE_CALL("MPI_Rsend", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Rsend(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -524,7 +523,7 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
     TDM_TRACE_CALL("MPI_Rsend_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Rsend_c(lang, buf, count, datatype, dest, tag, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -543,7 +542,7 @@ static inline int tdm_dispatch_Recv(int lang, void *buf, int count, MPI_Datatype
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Recv(lang, buf, count, datatype, source, tag, comm, status);
@@ -558,7 +557,7 @@ static inline int tdm_dispatch_Recv_c(int lang, void *buf, MPI_Count count, MPI_
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv_c", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Recv_c(lang, buf, count, datatype, source, tag, comm, status);
@@ -573,7 +572,7 @@ static inline int tdm_dispatch_Sendrecv(int lang, const void *sendbuf, int sendc
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Sendrecv(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -588,7 +587,7 @@ static inline int tdm_dispatch_Sendrecv_c(int lang, const void *sendbuf, MPI_Cou
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_c", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Sendrecv_c(lang, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -603,7 +602,7 @@ static inline int tdm_dispatch_Sendrecv_replace(int lang, void *buf, int count, 
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Sendrecv_replace(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -618,7 +617,7 @@ static inline int tdm_dispatch_Sendrecv_replace_c(int lang, void *buf, MPI_Count
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace_c", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Sendrecv_replace_c(lang, buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -633,7 +632,7 @@ static inline int tdm_dispatch_Mrecv(int lang, void *buf, int count, MPI_Datatyp
         return PMPI_Mrecv(buf, count, datatype, message, status);
     TDM_TRACE_CALL("MPI_Mrecv", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Mrecv(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Mrecv(lang, buf, count, datatype, message, status);
@@ -648,7 +647,7 @@ static inline int tdm_dispatch_Mrecv_c(int lang, void *buf, MPI_Count count, MPI
         return PMPI_Mrecv_c(buf, count, datatype, message, status);
     TDM_TRACE_CALL("MPI_Mrecv_c", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Mrecv_c(lang, buf, count, datatype, message, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Mrecv_c(lang, buf, count, datatype, message, status);
@@ -663,7 +662,7 @@ static inline int tdm_dispatch_Probe(int lang, int source, int tag, MPI_Comm com
         return PMPI_Probe(source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Probe", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return PMPI_Probe(source, tag, comm, status);
     tdm_progress_blocking_enter();
     int rc = PMPI_Probe(source, tag, comm, status);
@@ -686,7 +685,7 @@ static inline int tdm_dispatch_Mprobe(int lang, int source, int tag, MPI_Comm co
         return PMPI_Mprobe(source, tag, comm, message, status);
     TDM_TRACE_CALL("MPI_Mprobe", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return tdm_hook_Mprobe(lang, source, tag, comm, message, status);
     tdm_progress_blocking_enter();
     int rc = tdm_hook_Mprobe(lang, source, tag, comm, message, status);
@@ -1448,7 +1447,7 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
     TDM_TRACE_CALL("MPI_Barrier", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Barrier(lang, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1467,7 +1466,7 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
     TDM_TRACE_CALL("MPI_Bcast", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Bcast(lang, buffer, count, datatype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1487,7 +1486,7 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Bcast_c(lang, buffer, count, datatype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1507,7 +1506,7 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
     TDM_TRACE_CALL("MPI_Gather", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Gather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1527,7 +1526,7 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
     TDM_TRACE_CALL("MPI_Gather_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Gather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1547,7 +1546,7 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
     TDM_TRACE_CALL("MPI_Gatherv", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Gatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1566,7 +1565,7 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
     TDM_TRACE_CALL("MPI_Scatter", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Scatter(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1586,7 +1585,7 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Scatter_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1606,7 +1605,7 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
     TDM_TRACE_CALL("MPI_Scatterv", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Scatterv(lang, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1625,7 +1624,7 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
     TDM_TRACE_CALL("MPI_Allgather", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Allgather(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1645,7 +1644,7 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Allgather_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1665,7 +1664,7 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Allgatherv(lang, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1684,7 +1683,7 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
     TDM_TRACE_CALL("MPI_Alltoall", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Alltoall(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1704,7 +1703,7 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Alltoall_c(lang, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1724,7 +1723,7 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Alltoallv(lang, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1743,7 +1742,7 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Alltoallw(lang, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1762,7 +1761,7 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Reduce", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Reduce(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1782,7 +1781,7 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Reduce_c(lang, sendbuf, recvbuf, count, datatype, op, root, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1802,7 +1801,7 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
     TDM_TRACE_CALL("MPI_Allreduce", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Allreduce(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1822,7 +1821,7 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Allreduce_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1842,7 +1841,7 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Reduce_scatter(lang, sendbuf, recvbuf, recvcounts, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1861,7 +1860,7 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Reduce_scatter_block(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1881,7 +1880,7 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Reduce_scatter_block_c(lang, sendbuf, recvbuf, recvcount, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1901,7 +1900,7 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
     TDM_TRACE_CALL("MPI_Scan", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Scan(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1921,7 +1920,7 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Scan_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Scan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1941,7 +1940,7 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
     TDM_TRACE_CALL("MPI_Exscan", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Exscan(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -1961,7 +1960,7 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
     tdm_progress_touch();
     int rc;
-    if (tdm_request_outstanding() == 0) {
+    if (tdm_progress_outstanding() == 0) {
         rc = tdm_hook_Exscan_c(lang, sendbuf, recvbuf, count, datatype, op, comm);
     } else {
         tdm_progress_blocking_enter();
@@ -2606,7 +2605,7 @@ static inline int tdm_dispatch_Win_fence(int lang, int assertion, MPI_Win win)
         return PMPI_Win_fence(assertion, win);
     TDM_TRACE_CALL("MPI_Win_fence", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return PMPI_Win_fence(assertion, win);
     tdm_progress_blocking_enter();
     int rc = PMPI_Win_fence(assertion, win);
@@ -2719,7 +2718,7 @@ static inline int tdm_dispatch_Win_complete(int lang, MPI_Win win)
         return PMPI_Win_complete(win);
     TDM_TRACE_CALL("MPI_Win_complete", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return PMPI_Win_complete(win);
     tdm_progress_blocking_enter();
     int rc = PMPI_Win_complete(win);
@@ -2733,7 +2732,7 @@ static inline int tdm_dispatch_Win_wait(int lang, MPI_Win win)
         return PMPI_Win_wait(win);
     TDM_TRACE_CALL("MPI_Win_wait", lang);
     tdm_progress_touch();
-    if (tdm_request_outstanding() == 0)
+    if (tdm_progress_outstanding() == 0)
         return PMPI_Win_wait(win);
     tdm_progress_blocking_enter();
     int rc = PMPI_Win_wait(win);

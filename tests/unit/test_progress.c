@@ -397,29 +397,29 @@ int main(void)
     /* Small operations stay below the eager limit and wake nothing. */
     tdm_request_started(fake(1), 4096);
     sleep_ms(20);
-    EXPECT(tdm_request_outstanding() == 0 && atomic_load(&drives) == 0);
+    EXPECT(tdm_progress_outstanding() == 0 && atomic_load(&drives) == 0);
 
     /* A large one wakes the thread, which polls until it completes. */
     tdm_request_started(fake(2), 1 << 20);
-    EXPECT(tdm_request_outstanding() == 1);
+    EXPECT(tdm_progress_outstanding() == 1);
     EXPECT(reaches(polls, 1, 2000));
     tdm_request_completed(fake(2));
-    EXPECT(tdm_request_outstanding() == 0 && tdm_request_known() == 0);
+    EXPECT(tdm_progress_outstanding() == 0 && tdm_request_known() == 0);
     EXPECT(falls_quiet(2000)); /* asleep again */
 
     /* Persistent requests: counted while started, known until freed. */
     tdm_request_persistent(fake(3), 1 << 20);
     tdm_request_persistent(fake(4), 16);
-    EXPECT(tdm_request_outstanding() == 0 && tdm_request_known() == 2);
+    EXPECT(tdm_progress_outstanding() == 0 && tdm_request_known() == 2);
     tdm_request_start_persistent(fake(3));
     tdm_request_start_persistent(fake(4));
-    EXPECT(tdm_request_outstanding() == 1);
+    EXPECT(tdm_progress_outstanding() == 1);
     tdm_request_completed(fake(3));
-    EXPECT(tdm_request_outstanding() == 0 && tdm_request_known() == 2);
+    EXPECT(tdm_progress_outstanding() == 0 && tdm_request_known() == 2);
     tdm_request_start_persistent(fake(3));
     tdm_request_freed(fake(3));
     tdm_request_freed(fake(4));
-    EXPECT(tdm_request_outstanding() == 0 && tdm_request_known() == 0);
+    EXPECT(tdm_progress_outstanding() == 0 && tdm_request_known() == 0);
 
     /* Several application threads at once, 8000 requests through the table. */
     pthread_t threads[THREADS];
@@ -427,7 +427,7 @@ int main(void)
         pthread_create(&threads[t], NULL, app_thread, (void *)(t + 1));
     for (int t = 0; t < THREADS; t++)
         pthread_join(threads[t], NULL);
-    EXPECT(tdm_request_outstanding() == 0 && tdm_request_known() == 0);
+    EXPECT(tdm_progress_outstanding() == 0 && tdm_request_known() == 0);
 
     /* The application inside a blocking call: the thread does not poll. */
     tdm_request_started(fake(5), 1 << 20);
@@ -439,7 +439,7 @@ int main(void)
     /* A schedule that an application thread moves itself in a wait: the
        thread sleeps while it does, and polls again once it leaves with the
        schedule still outstanding. */
-    tdm_request_work_begin();
+    tdm_progress_work_begin();
     atomic_fetch_add(&tdm_progress_own_work, 1);
     atomic_fetch_add(&tdm_progress_drivers, 1);
     EXPECT(falls_quiet(2000));
@@ -451,18 +451,18 @@ int main(void)
     tdm_progress_driver_leaves();
     EXPECT(reaches(polls, polls() + 1, 2000));
     atomic_fetch_sub(&tdm_progress_own_work, 1);
-    tdm_request_work_end();
+    tdm_progress_work_end();
 
     /* Work counted from zero without a wake-up (a small collective, left to
        the application's calls): the next work counted wakes the thread. */
     EXPECT(falls_quiet(2000));
-    EXPECT(tdm_request_work_count() == 1);
-    tdm_request_work_unwoken();
+    EXPECT(tdm_progress_work_count() == 1);
+    tdm_progress_work_unwoken();
     EXPECT(falls_quiet(2000)); /* nobody woke it */
     tdm_request_started(fake(8), 1 << 20);
     EXPECT(reaches(polls, polls() + 1, 2000));
     tdm_request_completed(fake(8));
-    tdm_request_work_end();
+    tdm_progress_work_end();
 
     tdm_progress_engine_stop();
     printf("%d polls in all\n", (int)atomic_load(&drives));
