@@ -27,6 +27,7 @@
 #include "core/runtime.h"
 #include "impl/impl.h"
 #include "io/offload.h"
+#include "monitor/dump.h"
 #include "monitor/monitor.h"
 #include "p2p/blocking.h"
 #include "tandem.h"
@@ -232,7 +233,8 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
         tdm_progress_share_node(!tdm_impl_node_uses_shm());
     if (tdm_active) {
         tdm_coll_init();
-        tdm_monitor_init();
+        if (tdm_monitor_init() == 0)
+            tdm_monitor_run_start();
     }
     if (verbose >= 1 && speaks)
         print_configuration(lang, granted);
@@ -259,6 +261,7 @@ int tdm_hook_Finalize(int lang)
     tdm_request_reset();
     tdm_lend_stop();
     tdm_coll_stop();
+    tdm_monitor_run_finish();
     tdm_monitor_finalize();
     if (report) {
         double cpu, wall;

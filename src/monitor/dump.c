@@ -13,7 +13,12 @@
  * "tandem-monitor" in the working directory, or to "tandem-monitor-N" for the
  * first N whose files do not exist yet: Tandem never overwrites a file whose
  * name the user did not give. An unwritable path is reported, not fatal.
+ *
+ * What they hold is a view of everything that runs from MPI_Init to
+ * MPI_Finalize (the whole-run view), kept here.
  */
+#include "monitor/dump.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,11 +31,12 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "impl/impl.h"
 #include "monitor/monitor.h"
 
 #define DEFAULT_PREFIX "tandem-monitor"
 
-void tdm_monitor_write(tdm_monitor_view *run);
+static tdm_monitor_view run_view;
 
 typedef struct {
     int rank, size;
@@ -286,9 +292,8 @@ static void json_body(FILE *f, const void *arg)
     fprintf(f, "],\n \"ranks\": [\n%s\n ]}\n", j->ranks);
 }
 
-const char *tdm_impl_family(void);
-
-void tdm_monitor_write(tdm_monitor_view *run)
+/* Write the files of the whole-run view 'run', stopped. */
+static void write_files(tdm_monitor_view *run)
 {
     char prefix[4096], path[4200];
     int named, ok = 1, all_ok = 0;
@@ -354,4 +359,23 @@ void tdm_monitor_write(tdm_monitor_view *run)
     free(displs);
     free(b.text);
     free(values);
+}
+
+void tdm_monitor_run_start(void)
+{
+    int n = (int)((size_t)TDM_VIEW_KINDS * (size_t)tdm_monitor_world_size() * TDM_FIELDS);
+    if (TDM_CONFIG_NUMBER(MONITOR) &&
+        tdm_monitor_view_init(&run_view, n, NULL, NULL, NULL) == MPI_SUCCESS) {
+        tdm_monitor_list_comm(MPI_COMM_WORLD); /* its line comes first, as in Open MPI's files */
+        tdm_monitor_view_start(&run_view);
+    }
+}
+
+void tdm_monitor_run_finish(void)
+{
+    if (!run_view.start)
+        return;
+    tdm_monitor_view_stop(&run_view);
+    write_files(&run_view);
+    tdm_monitor_view_free(&run_view);
 }

@@ -24,7 +24,6 @@
 
 #include <pthread.h>
 
-#include "core/config.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "impl/impl.h"
@@ -381,6 +380,11 @@ static comm_info *listed_comm_info_of(MPI_Comm comm)
     return info;
 }
 
+void tdm_monitor_list_comm(MPI_Comm comm)
+{
+    listed_comm_info_of(comm);
+}
+
 int tdm_monitor_world_rank(MPI_Comm comm, int rank)
 {
     if (rank < 0) /* MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT */
@@ -713,7 +717,6 @@ static void table_clear(void)
 /* ------------------------------------------------ the program's own view */
 
 static tdm_monitor_view program_view;
-static tdm_monitor_view run_view;
 static int monitor_ready;
 
 static int api_ready(void)
@@ -771,33 +774,22 @@ TDM_EXPORT int tandem_monitor_read(int kind, unsigned long long *messages,
 
 /* ---------------------------------------------------------- start, end */
 
-void tdm_monitor_write(tdm_monitor_view *run); /* dump.c */
-
-void tdm_monitor_init(void)
+int tdm_monitor_init(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &comm_keyval, NULL);
     PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &win_keyval, NULL);
     int n = (int)counters_per_view();
     if (tdm_monitor_view_init(&program_view, n, NULL, NULL, NULL) != MPI_SUCCESS)
-        return;
+        return -1;
     monitor_ready = 1;
-    if (TDM_CONFIG_NUMBER(MONITOR) &&
-        tdm_monitor_view_init(&run_view, n, NULL, NULL, NULL) == MPI_SUCCESS) {
-        listed_comm_info_of(MPI_COMM_WORLD); /* its line comes first, as in Open MPI's files */
-        tdm_monitor_view_start(&run_view);
-    }
+    return 0;
 }
 
 void tdm_monitor_finalize(void)
 {
     if (!monitor_ready)
         return;
-    if (run_view.start) {
-        tdm_monitor_view_stop(&run_view);
-        tdm_monitor_write(&run_view);
-        tdm_monitor_view_free(&run_view);
-    }
     tdm_monitor_view_free(&program_view);
     monitor_ready = 0;
     shutting_down = 1;

@@ -52,18 +52,13 @@ static inline int tdm_monitor_on(void)
     return __atomic_load_n(&tdm_monitor_on_flag, __ATOMIC_RELAXED);
 }
 
-/* Read the configuration and start the whole-run view if TANDEM_MONITOR=1.
-   After MPI_Init, application thread. */
-void tdm_monitor_init(void);
+/* Set up the counters and the program's view. After MPI_Init, application
+   thread. Returns 0, or -1 out of memory (monitoring stays off). */
+int tdm_monitor_init(void);
 
-/* Write the files of the whole-run view (TANDEM_MONITOR=1) and release
-   everything. Collective over MPI_COMM_WORLD; before PMPI_Finalize. */
+/* Release everything (the whole-run view, monitor/dump.h, is released
+   before). Before PMPI_Finalize. */
 void tdm_monitor_finalize(void);
-
-/* Write the .prof lines of rank 'rank' of 'size' from its counters 'values'
-   ([TDM_VIEW_KINDS][peer][field], as a view of everything reads them) and
-   the communicators listed. */
-void tdm_monitor_write_prof(FILE *f, int rank, int size, const uint64_t *values);
 
 /* Histogram bin of a message of 'bytes' bytes. */
 static inline int tdm_monitor_bin(uint64_t bytes)
@@ -180,5 +175,9 @@ typedef struct {
     uint64_t operations[TDM_SHAPES], bytes[TDM_SHAPES];
 } tdm_monitor_comm_summary;
 void tdm_monitor_each_comm(void (*fn)(const tdm_monitor_comm_summary *, void *), void *arg);
+
+/* List 'comm' for the dump now if it is not yet (MPI_COMM_WORLD, when the
+   whole-run view starts: its line comes first, as in Open MPI's files). */
+void tdm_monitor_list_comm(MPI_Comm comm);
 
 #endif

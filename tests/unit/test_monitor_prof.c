@@ -5,6 +5,7 @@
    collectives the MPI library ran (Tandem's are the I lines' messages). */
 #include <string.h>
 
+#include "monitor/dump.h"
 #include "monitor/monitor.h"
 #include "unit.h"
 
