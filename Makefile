@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
-	ctest asan tsan pytest mpi4py format clean device-pack device-check
+	include-check ctest asan tsan pytest mpi4py format clean device-pack device-check
 
 all: build
 
@@ -83,8 +83,9 @@ device-check: device-pack
 test: build check ctest asan tsan pytest
 	@echo "make test: all passed"
 
-# Generated files and the formatting are current.
-check: generated-check envdoc-check format-check lint
+# Generated files and the formatting are current; the modules of src/ include
+# each other without cycles.
+check: generated-check envdoc-check format-check lint include-check
 
 generated-check: venv
 	$(VPY) tools/gen_wrappers.py --check
@@ -95,6 +96,9 @@ envdoc-check: build
 
 format-check: deps
 	clang-format --dry-run --Werror $(C_SOURCES)
+
+include-check: venv
+	$(VPY) tools/include_graph.py
 
 lint: venv
 	$(VENV)/bin/ruff check python tests bench tools
