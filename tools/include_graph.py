@@ -7,7 +7,8 @@ header without a .c, such as impl/impl.h, is a module of its own). Module A
 depends on module B when A's .c or .h includes "B.h". A cycle (A's .c
 includes B's header while B's .c includes A's, or a longer loop) fails the
 check: the lower module then learns of the upper one through a callback
-given at start, or the shared part moves to a header of its own.
+given at start, or the shared part moves to a header of its own
+(docs/DESIGN.md, "Modules", lists what the core and the monitor include).
 
 A .c file may not declare a Tandem function (tdm_*) that it does not
 define: such a prototype is a dependency that no #include shows, and hid the

@@ -44,7 +44,8 @@ atomic_int tdm_progress_follows_app;
 atomic_int tdm_progress_app_cpu = -1;
 
 /* Where the thread runs while it has work (follow_lent_cpu): on any CPU of
-   the node's ranks, on a lent CPU, off one, or beside its rank. */
+   the node's ranks, on a lent CPU, off one, or beside its rank
+   (docs/DESIGN.md draws the moves between them). */
 typedef enum { PLACED_SHARED, PLACED_LENT, PLACED_OFF, PLACED_BESIDE } placement;
 
 static struct {

@@ -3,7 +3,8 @@
  * while work is counted here, and sleeps otherwise. The modules above it
  * count the work: the request tracker (core/request.h) the application's
  * requests, the proxies (core/proxy.h) what they hand over, the collectives
- * their schedules. The engine includes none of them.
+ * their schedules. The engine includes none of them. Its states, and who
+ * moves it between them: docs/DESIGN.md.
  */
 #ifndef TDM_PROGRESS_H
 #define TDM_PROGRESS_H

@@ -5,6 +5,7 @@ declares another module's function behind its header's back
 from __future__ import annotations
 
 import importlib.util
+import re
 
 from conftest import ROOT
 
@@ -68,3 +69,12 @@ def test_a_prototype_of_another_modules_function_is_found(tmp_path):
         },
     )
     assert graph.stray_prototypes(src) == ["src/m/a.c: declares tdm_b_write"]
+
+
+def test_design_lists_what_the_core_and_the_monitor_include():
+    """docs/DESIGN.md's module lines are those of tools/include_graph.py --graph."""
+    graph = include_graph().modules(ROOT / "src")
+    expected = {m: deps for m, deps in graph.items() if m.startswith(("core/", "monitor/"))}
+    text = (ROOT / "docs" / "DESIGN.md").read_text()
+    listed = re.findall(r"^((?:core|monitor)/\w+):(.*)$", text, re.MULTILINE)
+    assert {module: set(deps.split()) for module, deps in listed} == expected
