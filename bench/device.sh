@@ -31,6 +31,11 @@
 # separated counts): other sizes and rank counts;
 # DEVICE_POLLS (default yield): the progress thread's poll policies to run (yield, sleep, event),
 # each as its own configuration (tandem-drive-POLL, tandem-proxy-POLL).
+# DEVICE_ONLY=rma: the truly passive target alone (bench/rma_passive.c, 2
+# ranks, every round): a get while the target waits in MPI_Barrier (pure) and
+# while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
+# (busy), DEVICE_RMA_SIZES (default 65536,1048576,8388608), both window
+# flavours, into rma.json.
 set -uo pipefail
 
 BUDGET=${DEVICE_BUDGET_S:-450}
@@ -57,6 +62,10 @@ else
 fi
 [ -n "${DEVICE_OVERLAP_SIZES:-}" ] && OVERLAP_SIZES=$DEVICE_OVERLAP_SIZES
 [ -n "${DEVICE_OVERLAP_RANKS:-}" ] && read -ra OVERLAP_RANKS <<<"$DEVICE_OVERLAP_RANKS"
+RMA_SIZES=${DEVICE_RMA_SIZES:-65536,1048576,8388608}
+RMA_WORK=${DEVICE_RMA_WORK:-0.5}
+RMA_TRIALS=5
+RMA_FLAVOURS=(allocate create)
 ONLY=${DEVICE_ONLY:-}
 POLLS=${DEVICE_POLLS:-yield}
 VARIANTS=isend_recv,irecv_send,both
@@ -292,6 +301,8 @@ PARAMETERS[overlap]=$(printf '{"variants": "%s", "sizes": "%s", "trials": %d}' \
     "$VARIANTS" "$OVERLAP_SIZES" "$OVERLAP_TRIALS")
 PARAMETERS[coll]=$(printf '{"collectives": "%s", "sizes": "%s", "trials": %d}' \
     "$COLLECTIVES" "$COLL_SIZES" "$COLL_TRIALS")
+PARAMETERS[rma]=$(printf '{"sizes": "%s", "work_s": %s, "trials": %d}' \
+    "$RMA_SIZES" "$RMA_WORK" "$RMA_TRIALS")
 PARAMETERS[halo]=$(printf '{"cells": %d, "halo_bytes": %d, "steps": %d, "trials": %d}' \
     "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
 
@@ -302,13 +313,15 @@ NODE_PROBE=$(timeout 30 "$DEVICE_PACK/tandem/tandem-node-probe" 2>>"$LOG")
 log "  $NODE_PROBE"
 CMA_OK=0
 [[ $NODE_PROBE == *'"cma": "ok"'* ]] && CMA_OK=1
-SYSTEM=$(printf '{"nproc": %s, "affinity_list": %s, "dev_shm": %s, "interfaces": %s, "memlock": %s, "python3": %s}' \
+# what simulated hosts (tandem run --hosts) would need: root, ip, tc, unshare
+TOOLS=$(for tool in ip tc unshare nsenter; do printf '%s=%s ' "$tool" "$(command -v "$tool" || echo none)"; done)
+SYSTEM=$(printf '{"nproc": %s, "affinity_list": %s, "dev_shm": %s, "interfaces": %s, "memlock": %s, "python3": %s, "uid": %s, "host_tools": %s}' \
     "$(nproc 2>/dev/null || echo 0)" \
     "$(json_str "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)")" \
     "$(json_str "$(grep -E ' /dev/shm ' /proc/mounts || echo 'not mounted')")" \
     "$(json_str "$(find /sys/class/net -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null)")" \
     "$(json_str "$(ulimit -l)")" \
-    "$(json_str "$(command -v python3 || echo none)")")
+    "$(json_str "$(command -v python3 || echo none)")" "$(id -u)" "$(json_str "$TOOLS")")
 
 # Candidate settings for each MPI and transport, most faithful first: the
 # first one under which the hello world runs is kept. Without CMA (gVisor
@@ -447,12 +460,23 @@ phase() { # BENCH NP ROUND
         program=(tandem-bench-halo "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
         expected=1
         ;;
+    rma-*)
+        program=(tandem-bench-rma-passive "$RMA_SIZES" "$RMA_WORK" "$RMA_TRIALS" "${bench#rma-}")
+        expected=$(count "$RMA_SIZES")
+        bench=rma
+        ;;
     esac
     limit=$((20 + 2 * np))
+    # a get that waits for the whole computation: sizes x trials x work
+    [ "$bench" = rma ] && limit=$((limit + expected * RMA_TRIALS * (${RMA_WORK%.*} + 1)))
     say "$bench, $np ranks, round $round"
     for mpi in "${MPIS[@]}"; do
         for transport in "${TRANSPORTS[@]}"; do
             [ -n "${SETTINGS[$mpi-$transport]+set}" ] || continue
+            # Open MPI's windows of ranks on one host are its shared-memory
+            # windows (osc sm) whatever the BTLs, and MPI_Win_create fails
+            # with only self,tcp (natively too): nothing of TCP to measure
+            [ "$bench" = rma ] && [ "$mpi-$transport" = openmpi-tcp ] && continue
             while read -r config; do
                 launch "$bench" "$mpi" "$transport" "$config" "$round" "$np" "$expected" \
                     "$limit" "${program[@]}" || return 1
@@ -462,7 +486,14 @@ phase() { # BENCH NP ROUND
 }
 
 for bench in overlap coll halo; do render "$bench"; done
+[ "$ONLY" = rma ] && render rma
 round=0
+while [ "$ONLY" = rma ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+    for flavour in "${RMA_FLAVOURS[@]}"; do
+        phase "rma-$flavour" 2 $round || break 2
+    done
+    round=$((round + 1))
+done
 while [ "$ONLY" = overlap ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     for np in "${OVERLAP_RANKS[@]}"; do
         phase overlap "$np" $round || break 2
@@ -486,7 +517,8 @@ while [ -z "$ONLY" ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     round=$((round + 1))
 done
 say "done: $round whole round(s); results in $OUT"
-for bench in overlap coll halo; do
+for bench in overlap coll halo rma; do
+    [ -f "$WORK/$bench.records" ] || continue
     say "  $bench: $(wc -l <"$WORK/$bench.records") records," \
         "$(grep -c . "$WORK/$bench.problems") problems"
 done

@@ -3,7 +3,7 @@
 
 bench/device.sh writes every record, labelled with its MPI, transport,
 configuration, round and number of ranks, to node.json, overlap.json,
-coll.json and halo.json; this module takes medians over the rounds, writes
+coll.json, halo.json and rma.json; this module takes medians over the rounds, writes
 one Markdown table per benchmark and a summary.json, and says for each
 target whether the run met it.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .bench import markdown, size_label
 
-BENCHMARKS = ("overlap", "coll", "halo")
+BENCHMARKS = ("overlap", "coll", "halo", "rma")
 SPARE_RANKS = (2, 8)  # overlap: each rank has an idle core for its thread (16 cores)
 TARGET_SIZES = (1 << 20, 4 << 20)  # overlap target: 1 to 4 MiB
 TANDEM_OVERLAP = ("tandem-drive-yield", "tandem-proxy-yield")
@@ -88,6 +88,13 @@ def coll_rows(doc: dict) -> list[dict]:
 def halo_rows(doc: dict) -> list[dict]:
     keys = ("mpi", "transport", "launched_ranks", "config")
     return summarize(doc["records"], keys, ("step_s", "compute_s", "comm_s", "hidden"))
+
+
+def rma_rows(doc: dict) -> list[dict]:
+    keys = ("mpi", "transport", "flavour", "bytes", "config")
+    fields = ("pure_s", "busy_s", "busy_over_pure", "wrong_bytes")
+    records = [r for r in doc["records"] if all(f in r for f in fields)]
+    return summarize(records, keys, fields)
 
 
 def native_of(rows: list[dict], row: dict, keys: tuple) -> dict | None:
@@ -179,6 +186,46 @@ def halo_table(rows: list[dict]) -> str:
     )
 
 
+def rma_table(rows: list[dict]) -> str:
+    columns = ["MPI", "transport", "window", "size", "config", "pure (ms)", "spread (ms)"]
+    return markdown(
+        columns + ["busy (ms)", "busy / pure", "wrong bytes", "rounds"],
+        (
+            [r["mpi"], r["transport"], r["flavour"], size_label(r["bytes"]), r["config"]]
+            + [f"{1e3 * r['pure_s']:.3f}", f"{1e3 * r['pure_s_spread']:.3f}"]
+            + [f"{1e3 * r['busy_s']:.3f}", f"{r['busy_over_pure']:.2f}"]
+            + [f"{r['wrong_bytes']:.0f}", r["rounds"]]
+            for r in rows
+        ),
+    )
+
+
+def rma_target(rows: list[dict]) -> list[str]:
+    """Truly passive target: the busy get within 2x the pure get, and the
+    pure get no slower than native's + 10%; one line per configuration."""
+    keys = ("mpi", "transport", "flavour", "bytes")
+    lines = []
+    for config in sorted({r["config"] for r in rows}):
+        cells, missed = 0, []
+        for r in rows:
+            native = native_of(rows, r, keys)
+            if r["config"] != config or not native:
+                continue
+            cells += 1
+            ratio = r["pure_s"] / native["pure_s"] if native["pure_s"] > 0 else float("inf")
+            if r["busy_over_pure"] > 2 or (config != "native" and ratio > 1.10):
+                missed.append(
+                    f"{r['mpi']} {r['transport']} {r['flavour']} {size_label(r['bytes'])}: "
+                    f"busy {r['busy_over_pure']:.1f}x pure, pure {ratio:.2f}x native"
+                )
+        if cells:
+            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
+            what = "busy <= 2x pure" + ("" if config == "native" else ", pure <= 1.10x native")
+            lines.append(f"rma {config}, {what}: {verdict}")
+            lines += [f"  {m}" for m in missed]
+    return lines
+
+
 def overlap_target(rows: list[dict]) -> list[str]:
     """With a spare core per rank: availability >= 95% at <= 3% slowdown,
     1-4 MiB, every variant, transport and MPI; one line per configuration."""
@@ -266,8 +313,8 @@ def report(results: Path, out: Path | None = None) -> Path:
     out = out or results
     out.mkdir(parents=True, exist_ok=True)
     docs = {name: load(results, name) for name in BENCHMARKS}
-    makers = {"overlap": overlap_rows, "coll": coll_rows, "halo": halo_rows}
-    tables = {"overlap": overlap_table, "coll": coll_table, "halo": halo_table}
+    makers = {"overlap": overlap_rows, "coll": coll_rows, "halo": halo_rows, "rma": rma_rows}
+    tables = {"overlap": overlap_table, "coll": coll_table, "halo": halo_table, "rma": rma_table}
     summary, targets = {}, []
     for name in BENCHMARKS:
         doc = docs[name]
@@ -285,6 +332,8 @@ def report(results: Path, out: Path | None = None) -> Path:
         targets += coll_target(summary["coll"]["rows"])
     if "halo" in summary:
         targets += busy_target(summary["halo"]["rows"], summary.get("overlap", {}).get("rows", []))
+    if "rma" in summary:
+        targets += rma_target(summary["rma"]["rows"])
     node = load(results, "node")
     if node:
         summary["node"] = {

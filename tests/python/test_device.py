@@ -169,3 +169,45 @@ def test_overlap_ranges_give_the_variants_of_a_size_in_one_cell(tmp_path):
     device.report(tmp_path)
     table = (tmp_path / "overlap-ranges.md").read_text()
     assert "| Open MPI | shm | 2 | tandem-drive-yield | 40-97 / +2 |" in table
+
+
+def rma_record(config, mpi, pure, busy, round_=0, wrong=0):
+    return {
+        "mpi": mpi,
+        "transport": "shm",
+        "config": config,
+        "round": round_,
+        "launched_ranks": 2,
+        "bytes": 8 << 20,
+        "work_s": 0.5,
+        "trials": 5,
+        "flavour": "allocate",
+        "ranks": 2,
+        "wrong_bytes": wrong,
+        "pure_s": pure,
+        "busy_s": busy,
+        "busy_over_pure": busy / pure,
+        "busy_over_work": busy / 0.5,
+    }
+
+
+def test_device_report_of_the_passive_target(tmp_path):
+    # MPICH: native waits for the computation; the drive thread serves the
+    # get, but its pure get once took 0.241 s against 0.0175.
+    records = [
+        rma_record("native", "MPICH", 0.0175, 0.52),
+        rma_record("native", "MPICH", 0.0185, 0.51, 1),
+        rma_record("tandem-drive-yield", "MPICH", 0.0180, 0.020),
+        rma_record("tandem-proxy-yield", "MPICH", 0.241, 0.25),
+    ]
+    write_run(tmp_path, [], [], [])
+    (tmp_path / "rma.json").write_text(json.dumps(document("rma", records)))
+    targets = device.report(tmp_path).read_text().splitlines()
+    assert "rma tandem-drive-yield, busy <= 2x pure, pure <= 1.10x native: met" in targets
+    assert "rma native, busy <= 2x pure: missed in 1 of 1 cells" in targets
+    proxy = targets.index(
+        "rma tandem-proxy-yield, busy <= 2x pure, pure <= 1.10x native: missed in 1 of 1 cells"
+    )
+    assert "pure 13.39x native" in targets[proxy + 1]
+    table = (tmp_path / "rma.md").read_text()
+    assert "| MPICH | shm | allocate | 8 MiB | native | 18.000 | 1.000 |" in table
