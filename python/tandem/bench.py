@@ -758,6 +758,54 @@ def rma_table(summary: list[dict]) -> str:
     )
 
 
+def smb(builds, transports, sizes, rounds, trials, out, timeout, rate):
+    """Host overhead and application availability of MPI_Get and MPI_Put
+    (bench/rma_smb.c, Sandia's SMB test as the seed paper adapted it): rank 0
+    gets or puts each size, works, flushes, while rank 1 runs the same work
+    without MPI calls; the work doubles until an iteration takes 1.5 times
+    the transfer alone. 'trials' iterations per work count."""
+
+    def program_of(build, point):
+        name = str(build.directory / "tandem-bench-rma-smb")
+        return [name, "get,put", ",".join(map(str, sizes)), str(trials)]
+
+    records, problems = rounds_of(
+        builds, transports, [2], io_configs, launched(program_of, timeout), rounds
+    )
+    keys = ("mpi", "transport", "op", "bytes", "config")
+    fields = ("availability", "overhead_s", "base_s", "target_slowdown", "wrong_bytes")
+    summary = summarize_by(records, keys, fields)
+    result = document(
+        "smb",
+        rounds,
+        trials,
+        problems,
+        records,
+        summary,
+        shaped_rate=rate if "shaped" in transports else None,
+    )
+    path = save(out, result, smb_table(summary))
+    replot(result, out)
+    return path
+
+
+def smb_table(summary: list[dict]) -> str:
+    """Availability (1 - overhead / base_t: the share of the transfer the
+    origin computed through; below 0 where it waited for the target's work)
+    and overhead, with the transfer alone and what the target's work lost."""
+    columns = ["MPI", "transport", "op", "size", "config", "availability", "overhead (us)"]
+    return markdown(
+        columns + ["transfer (us)", "target slowdown", "wrong bytes", "rounds"],
+        (
+            [s["mpi"], s["transport"], s["op"], size_label(s["bytes"]), s["config"]]
+            + [f"{100 * s['availability']:.0f}%", f"{1e6 * s['overhead_s']:.1f}"]
+            + [f"{1e6 * s['base_s']:.1f}", f"{100 * s['target_slowdown']:+.0f}%"]
+            + [f"{s['wrong_bytes']:.0f}", s["rounds"]]
+            for s in summary
+        ),
+    )
+
+
 def io_configs(build: Build, transport: str) -> list[Config]:
     configs = [
         Config("native", False),
@@ -887,6 +935,13 @@ def replot(result: dict, out: Path) -> list[Path]:
                     f"rma_{flavour}",
                     title,
                 )
+            )
+    elif which == "smb":
+        for op in sorted({s["op"] for s in summary}):
+            rows = [s for s in summary if s["op"] == op]
+            title = f"MPI_{op.capitalize()} + work + flush, the target computing, 2 ranks"
+            figures.append(
+                (rows, "bytes", "availability", 100, "availability (%)", f"smb_{op}", title)
             )
     elif which == "post":
         figures.append((summary, "idle_us", "post_s", 1e6, "post (us)", "post", "MPI_Ibcast post"))

@@ -369,6 +369,11 @@ def command_bench(args: argparse.Namespace) -> int:
             args.rate,
         )
         pictures = ["rma_*.png"]
+    elif args.which == "smb":
+        path = bench.smb(
+            builds, transports, sizes, args.rounds, args.trials, out, args.timeout, args.rate
+        )
+        pictures = ["smb_*.png"]
     elif args.which == "nbc":
         path = bench.nbc(
             builds, transports, ranks, sizes, args.rounds, args.trials, out, args.timeout
@@ -552,7 +557,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser(
         "bench",
-        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma)",
+        help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma, "
+        "smb)",
     )
     bench.add_argument(
         "which",
@@ -568,6 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
             "ioapp",
             "post",
             "rma",
+            "smb",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -579,7 +586,10 @@ def build_parser() -> argparse.ArgumentParser:
         "application, blocking MPI_Scatter against 4, 8 and 16 concurrent MPI_Iscatter; "
         "post: what posting and waiting for an MPI_Ibcast cost after the process was idle; "
         "rma: a one-sided get under a lock while its target computes without MPI calls (a "
-        "truly passive target) against the same get while the target waits in a barrier",
+        "truly passive target) against the same get while the target waits in a barrier; "
+        "smb: host overhead and availability of MPI_Get and MPI_Put (Sandia's SMB test as "
+        "the one-sided seed adapted it), the target computing too; --trials: iterations per "
+        "work count",
     )
     bench.add_argument(
         "--mpi",

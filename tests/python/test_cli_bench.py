@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 from tandem import bench
 
@@ -137,6 +138,34 @@ def test_bench_rma_measures_a_passive_target_and_checks_its_data(tmp_path):
         "| MPICH | shm | allocate | 64 KiB | native |" in (tmp_path / "rma" / "rma.md").read_text()
     )
     assert (tmp_path / "rma" / "rma_allocate.png").exists()
+
+
+def test_bench_smb_measures_overhead_and_availability_and_checks_the_data(tmp_path):
+    """SMB's overhead test on one-sided operations: a get and a put of 64 KiB
+    on MPICH over shared memory, native against Tandem and MPICH's thread;
+    the program checks every get's data and the target's window after the
+    puts (wrong_bytes), and the work doubled at least once."""
+    result = bench_in(
+        tmp_path,
+        "smb", "--mpi", "mpich", "--transports", "shm", "--sizes", "65536",
+        "--rounds", "1", "--trials", "3", "--out", str(tmp_path / "smb"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "smb" / "smb.json").read_text())
+    assert {(r["config"], r["op"]) for r in doc["records"]} == {
+        (config, op)
+        for config in ("native", "tandem-drive", "tandem-proxy", "mpich-async-thread")
+        for op in ("get", "put")
+    }
+    for r in doc["records"]:
+        assert r["wrong_bytes"] == 0 and r["sweeps"] >= 1 and r["base_s"] > 0
+        expected = 1 - (r["iter_s"] - r["work_s"]) / r["base_s"]
+        assert r["availability"] == pytest.approx(expected, abs=1e-4)
+    table = (tmp_path / "smb" / "smb.md").read_text()
+    assert "| MPICH | shm | get | 64 KiB | native |" in table
+    assert (tmp_path / "smb" / "smb_get.png").exists() and (
+        tmp_path / "smb" / "smb_put.png"
+    ).exists()
 
 
 def test_bench_rma_names_a_bad_window_flavour_and_work(tmp_path):
