@@ -36,6 +36,9 @@
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
 # (busy), DEVICE_RMA_SIZES (default 65536,1048576,8388608), both window
 # flavours, into rma.json.
+# DEVICE_ONLY=smb: host overhead and availability of MPI_Get and MPI_Put
+# (bench/rma_smb.c, 2 ranks, the target computing too; DEVICE_SMB_SIZES,
+# default 4 KiB to 4 MiB), into smb.json.
 set -uo pipefail
 
 BUDGET=${DEVICE_BUDGET_S:-450}
@@ -66,6 +69,8 @@ RMA_SIZES=${DEVICE_RMA_SIZES:-65536,1048576,8388608}
 RMA_WORK=${DEVICE_RMA_WORK:-0.5}
 RMA_TRIALS=5
 RMA_FLAVOURS=(allocate create)
+SMB_SIZES=${DEVICE_SMB_SIZES:-4096,16384,65536,262144,1048576,4194304}
+SMB_ITERATIONS=20
 ONLY=${DEVICE_ONLY:-}
 POLLS=${DEVICE_POLLS:-yield}
 VARIANTS=isend_recv,irecv_send,both
@@ -303,6 +308,7 @@ PARAMETERS[coll]=$(printf '{"collectives": "%s", "sizes": "%s", "trials": %d}' \
     "$COLLECTIVES" "$COLL_SIZES" "$COLL_TRIALS")
 PARAMETERS[rma]=$(printf '{"sizes": "%s", "work_s": %s, "trials": %d}' \
     "$RMA_SIZES" "$RMA_WORK" "$RMA_TRIALS")
+PARAMETERS[smb]=$(printf '{"sizes": "%s", "iterations": %d}' "$SMB_SIZES" "$SMB_ITERATIONS")
 PARAMETERS[halo]=$(printf '{"cells": %d, "halo_bytes": %d, "steps": %d, "trials": %d}' \
     "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
 
@@ -460,6 +466,10 @@ phase() { # BENCH NP ROUND
         program=(tandem-bench-halo "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
         expected=1
         ;;
+    smb)
+        program=(tandem-bench-rma-smb get,put "$SMB_SIZES" "$SMB_ITERATIONS")
+        expected=$((2 * $(count "$SMB_SIZES")))
+        ;;
     rma-*)
         program=(tandem-bench-rma-passive "$RMA_SIZES" "$RMA_WORK" "$RMA_TRIALS" "${bench#rma-}")
         expected=$(count "$RMA_SIZES")
@@ -469,6 +479,7 @@ phase() { # BENCH NP ROUND
     limit=$((20 + 2 * np))
     # a get that waits for the whole computation: sizes x trials x work
     [ "$bench" = rma ] && limit=$((limit + expected * RMA_TRIALS * (${RMA_WORK%.*} + 1)))
+    [ "$bench" = smb ] && limit=$((limit + 2 * expected))
     say "$bench, $np ranks, round $round"
     for mpi in "${MPIS[@]}"; do
         for transport in "${TRANSPORTS[@]}"; do
@@ -476,7 +487,7 @@ phase() { # BENCH NP ROUND
             # Open MPI's windows of ranks on one host are its shared-memory
             # windows (osc sm) whatever the BTLs, and MPI_Win_create fails
             # with only self,tcp (natively too): nothing of TCP to measure
-            [ "$bench" = rma ] && [ "$mpi-$transport" = openmpi-tcp ] && continue
+            [[ $bench =~ ^(rma|smb)$ ]] && [ "$mpi-$transport" = openmpi-tcp ] && continue
             while read -r config; do
                 launch "$bench" "$mpi" "$transport" "$config" "$round" "$np" "$expected" \
                     "$limit" "${program[@]}" || return 1
@@ -487,6 +498,12 @@ phase() { # BENCH NP ROUND
 
 for bench in overlap coll halo; do render "$bench"; done
 [ "$ONLY" = rma ] && render rma
+[ "$ONLY" = smb ] && render smb
+round=0
+while [ "$ONLY" = smb ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+    phase smb 2 $round || break
+    round=$((round + 1))
+done
 round=0
 while [ "$ONLY" = rma ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     for flavour in "${RMA_FLAVOURS[@]}"; do
@@ -517,7 +534,7 @@ while [ -z "$ONLY" ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     round=$((round + 1))
 done
 say "done: $round whole round(s); results in $OUT"
-for bench in overlap coll halo rma; do
+for bench in overlap coll halo rma smb; do
     [ -f "$WORK/$bench.records" ] || continue
     say "  $bench: $(wc -l <"$WORK/$bench.records") records," \
         "$(grep -c . "$WORK/$bench.problems") problems"

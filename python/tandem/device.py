@@ -3,7 +3,7 @@
 
 bench/device.sh writes every record, labelled with its MPI, transport,
 configuration, round and number of ranks, to node.json, overlap.json,
-coll.json, halo.json and rma.json; this module takes medians over the rounds, writes
+coll.json, halo.json, rma.json and smb.json; this module takes medians over the rounds, writes
 one Markdown table per benchmark and a summary.json, and says for each
 target whether the run met it.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .bench import markdown, size_label
 
-BENCHMARKS = ("overlap", "coll", "halo", "rma")
+BENCHMARKS = ("overlap", "coll", "halo", "rma", "smb")
 SPARE_RANKS = (2, 8)  # overlap: each rank has an idle core for its thread (16 cores)
 TARGET_SIZES = (1 << 20, 4 << 20)  # overlap target: 1 to 4 MiB
 TANDEM_OVERLAP = ("tandem-drive-yield", "tandem-proxy-yield")
@@ -93,6 +93,13 @@ def halo_rows(doc: dict) -> list[dict]:
 def rma_rows(doc: dict) -> list[dict]:
     keys = ("mpi", "transport", "flavour", "bytes", "config")
     fields = ("pure_s", "busy_s", "busy_over_pure", "wrong_bytes")
+    records = [r for r in doc["records"] if all(f in r for f in fields)]
+    return summarize(records, keys, fields)
+
+
+def smb_rows(doc: dict) -> list[dict]:
+    keys = ("mpi", "transport", "op", "bytes", "config")
+    fields = ("availability", "overhead_s", "base_s", "target_slowdown", "wrong_bytes")
     records = [r for r in doc["records"] if all(f in r for f in fields)]
     return summarize(records, keys, fields)
 
@@ -226,6 +233,45 @@ def rma_target(rows: list[dict]) -> list[str]:
     return lines
 
 
+def smb_table(rows: list[dict]) -> str:
+    columns = ["MPI", "transport", "op", "size", "config", "availability", "spread"]
+    return markdown(
+        columns + ["overhead (us)", "transfer (us)", "target slowdown", "wrong bytes", "rounds"],
+        (
+            [r["mpi"], r["transport"], r["op"], size_label(r["bytes"]), r["config"]]
+            + [f"{100 * r['availability']:.0f}%", f"{100 * r['availability_spread']:.0f}"]
+            + [f"{1e6 * r['overhead_s']:.1f}", f"{1e6 * r['base_s']:.1f}"]
+            + [f"{100 * r['target_slowdown']:+.0f}%", f"{r['wrong_bytes']:.0f}", r["rounds"]]
+            for r in rows
+        ),
+    )
+
+
+def smb_target(rows: list[dict]) -> list[str]:
+    """SMB availability of get and put at 64 KiB and above: >= 90%, with an
+    overhead below native's; one line per configuration."""
+    keys = ("mpi", "transport", "op", "bytes")
+    lines = []
+    for config in sorted({r["config"] for r in rows if r["config"] != "native"}):
+        cells, missed = 0, []
+        for r in rows:
+            native = native_of(rows, r, keys)
+            if r["config"] != config or not native or r["bytes"] < 65536:
+                continue
+            cells += 1
+            if r["availability"] < 0.90 or r["overhead_s"] >= native["overhead_s"]:
+                missed.append(
+                    f"{r['mpi']} {r['transport']} {r['op']} {size_label(r['bytes'])}: "
+                    f"{100 * r['availability']:.0f}%, overhead {1e6 * r['overhead_s']:.1f} us "
+                    f"against native {1e6 * native['overhead_s']:.1f}"
+                )
+        if cells:
+            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
+            lines.append(f"smb {config}, >= 90% at 64 KiB and above, overhead < native: {verdict}")
+            lines += [f"  {m}" for m in missed]
+    return lines
+
+
 def overlap_target(rows: list[dict]) -> list[str]:
     """With a spare core per rank: availability >= 95% at <= 3% slowdown,
     1-4 MiB, every variant, transport and MPI; one line per configuration."""
@@ -313,8 +359,20 @@ def report(results: Path, out: Path | None = None) -> Path:
     out = out or results
     out.mkdir(parents=True, exist_ok=True)
     docs = {name: load(results, name) for name in BENCHMARKS}
-    makers = {"overlap": overlap_rows, "coll": coll_rows, "halo": halo_rows, "rma": rma_rows}
-    tables = {"overlap": overlap_table, "coll": coll_table, "halo": halo_table, "rma": rma_table}
+    makers = {
+        "overlap": overlap_rows,
+        "coll": coll_rows,
+        "halo": halo_rows,
+        "rma": rma_rows,
+        "smb": smb_rows,
+    }
+    tables = {
+        "overlap": overlap_table,
+        "coll": coll_table,
+        "halo": halo_table,
+        "rma": rma_table,
+        "smb": smb_table,
+    }
     summary, targets = {}, []
     for name in BENCHMARKS:
         doc = docs[name]
@@ -334,6 +392,8 @@ def report(results: Path, out: Path | None = None) -> Path:
         targets += busy_target(summary["halo"]["rows"], summary.get("overlap", {}).get("rows", []))
     if "rma" in summary:
         targets += rma_target(summary["rma"]["rows"])
+    if "smb" in summary:
+        targets += smb_target(summary["smb"]["rows"])
     node = load(results, "node")
     if node:
         summary["node"] = {

@@ -211,3 +211,40 @@ def test_device_report_of_the_passive_target(tmp_path):
     assert "pure 13.39x native" in targets[proxy + 1]
     table = (tmp_path / "rma.md").read_text()
     assert "| MPICH | shm | allocate | 8 MiB | native | 18.000 | 1.000 |" in table
+
+
+def test_device_report_of_the_smb_availability(tmp_path):
+    def record(config, op, size, availability, overhead_us):
+        return {
+            "mpi": "MPICH",
+            "transport": "tcp",
+            "config": config,
+            "round": 0,
+            "launched_ranks": 2,
+            "op": op,
+            "bytes": size,
+            "availability": availability,
+            "overhead_s": overhead_us * 1e-6,
+            "base_s": 1e-3,
+            "target_slowdown": 0.01,
+            "wrong_bytes": 0,
+        }
+
+    records = [
+        record("native", "get", 65536, 0.10, 900),
+        record("tandem-drive-yield", "get", 65536, 0.95, 50),
+        record("native", "put", 1 << 20, 0.20, 800),
+        record("tandem-drive-yield", "put", 1 << 20, 0.80, 200),
+        record("native", "get", 4096, 0.0, 10),  # below 64 KiB: not a target
+        record("tandem-drive-yield", "get", 4096, 0.0, 20),
+    ]
+    write_run(tmp_path, [], [], [])
+    (tmp_path / "smb.json").write_text(json.dumps(document("smb", records)))
+    targets = device.report(tmp_path).read_text().splitlines()
+    line = "smb tandem-drive-yield, >= 90% at 64 KiB and above, overhead < native: "
+    assert line + "missed in 1 of 2 cells" in targets
+    assert "  MPICH tcp put 1 MiB: 80%, overhead 200.0 us against native 800.0" in targets
+    assert (
+        "| MPICH | tcp | get | 64 KiB | tandem-drive-yield | 95% |"
+        in (tmp_path / "smb.md").read_text()
+    )
