@@ -86,6 +86,7 @@ static cpu_set_t node_cpus;
 static int node_cpus_known;
 static int node_apart;     /* see tdm_affinity_ranks_apart */
 static int node_core_each; /* see tdm_affinity_core_each */
+static int node_ranks;     /* the node's ranks, with node_cpus */
 
 /* Whether the kernel shares a CPU between sessions before their tasks
    (autogroup scheduling, kernel.sched_autogroup_enabled). */
@@ -140,6 +141,7 @@ void tdm_affinity_set_node_cpus(const cpu_set_t *cpus, int ranks, int sessions_a
 {
     node_cpus = *cpus;
     node_cpus_known = 1;
+    node_ranks = ranks;
     node_apart = sessions_apart && CPU_COUNT(cpus) <= ranks;
     node_core_each = CPU_COUNT(cpus) >= ranks;
 }
@@ -152,6 +154,15 @@ int tdm_affinity_ranks_apart(void)
 int tdm_affinity_core_each(void)
 {
     return node_cpus_known && node_core_each;
+}
+
+int tdm_affinity_spare_for(int cpu)
+{
+    if (!node_cpus_known)
+        return 0;
+    if (cpu >= 0)
+        return !CPU_ISSET(cpu, &node_cpus);
+    return CPU_COUNT(&node_cpus) >= 2 * node_ranks;
 }
 
 int tdm_affinity_share_node(pthread_t thread)

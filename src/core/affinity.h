@@ -33,6 +33,12 @@ int tdm_affinity_ranks_apart(void);
    (TANDEM_PROGRESS_CPUS=none or a list). */
 int tdm_affinity_core_each(void);
 
+/* Whether a progress thread placed on 'cpu' (-1: on the node's CPUs) runs
+   on a core no rank computes on: 'cpu' is outside every rank's CPUs, or the
+   ranks may run on twice as many CPUs as there are ranks (unbound ranks on
+   a large host). 0 when the node's CPUs are not known. */
+int tdm_affinity_spare_for(int cpu);
+
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);
 

@@ -372,6 +372,26 @@ static void check_core_each(void)
     EXPECT(!tdm_affinity_core_each());
 }
 
+/* A thread serving windows polls without pause only on a core no rank
+   computes on: a CPU outside the ranks' own, or ranks free to run on twice
+   as many CPUs as there are ranks. */
+static void check_spare_for(void)
+{
+    cpu_set_t four;
+    CPU_ZERO(&four);
+    for (int c = 0; c < 4; c++)
+        CPU_SET(c, &four);
+    tdm_affinity_forget();
+    EXPECT(!tdm_affinity_spare_for(-1) && !tdm_affinity_spare_for(5)); /* not known */
+    tdm_affinity_set_node_cpus(&four, 2, 0);
+    EXPECT(tdm_affinity_spare_for(-1)); /* 2 ranks free on 4 CPUs */
+    EXPECT(tdm_affinity_spare_for(5));  /* a CPU no rank runs on */
+    EXPECT(!tdm_affinity_spare_for(1)); /* a rank's CPU */
+    tdm_affinity_set_node_cpus(&four, 3, 0);
+    EXPECT(!tdm_affinity_spare_for(-1)); /* 3 ranks on 4 CPUs */
+    tdm_affinity_forget();
+}
+
 int main(void)
 {
     char *env[] = {NULL};
@@ -470,6 +490,7 @@ int main(void)
     check_unstick();
     check_beside();
     check_core_each();
+    check_spare_for();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }
