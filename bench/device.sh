@@ -31,6 +31,8 @@
 # separated counts): other sizes and rank counts;
 # DEVICE_POLLS (default yield): the progress thread's poll policies to run (yield, sleep, event),
 # each as its own configuration (tandem-drive-POLL, tandem-proxy-POLL).
+# DEVICE_TANDEM_ENV: NAME=VALUE ... added to every Tandem configuration
+# (an A/B of a setting across two calls of this script).
 # DEVICE_ONLY=rma: the truly passive target alone (bench/rma_passive.c, 2
 # ranks, every round): a get while the target waits in MPI_Barrier (pure) and
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
@@ -72,6 +74,7 @@ RMA_FLAVOURS=(allocate create)
 SMB_SIZES=${DEVICE_SMB_SIZES:-4096,16384,65536,262144,1048576,4194304}
 SMB_ITERATIONS=20
 ONLY=${DEVICE_ONLY:-}
+TANDEM_ENV=${DEVICE_TANDEM_ENV:+ $DEVICE_TANDEM_ENV}
 POLLS=${DEVICE_POLLS:-yield}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
@@ -436,8 +439,8 @@ configs() { # BENCH MPI TRANSPORT
     else
         local poll
         for poll in $POLLS; do
-            echo "tandem-drive-$poll|tandem|TANDEM_PROGRESS=drive TANDEM_POLL=$poll"
-            echo "tandem-proxy-$poll|tandem|TANDEM_PROGRESS=proxy TANDEM_POLL=$poll"
+            echo "tandem-drive-$poll|tandem|TANDEM_PROGRESS=drive TANDEM_POLL=$poll$TANDEM_ENV"
+            echo "tandem-proxy-$poll|tandem|TANDEM_PROGRESS=proxy TANDEM_POLL=$poll$TANDEM_ENV"
         done
     fi
     [ "$2" = mpich ] && echo "mpich-async-thread||MPIR_CVAR_ASYNC_PROGRESS=1"
@@ -504,7 +507,6 @@ while [ "$ONLY" = smb ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     phase smb 2 $round || break
     round=$((round + 1))
 done
-round=0
 while [ "$ONLY" = rma ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     for flavour in "${RMA_FLAVOURS[@]}"; do
         phase "rma-$flavour" 2 $round || break 2

@@ -1,6 +1,6 @@
 /*
  * Host overhead and application availability of one-sided operations, the
- * measurement of Sandia's SMB "overhead" test as the seed paper adapted it to
+ * measurement of Sandia's SMB "overhead" test as DART-MPI's paper adapted it to
  * RMA (docs/PERFORMANCE.md, "One-sided: overhead and availability"). Rank 0
  * (the origin) holds a shared lock on rank 1's MPI_Win_allocate window for the
  * whole run and repeats, per iteration:

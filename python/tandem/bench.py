@@ -760,7 +760,7 @@ def rma_table(summary: list[dict]) -> str:
 
 def smb(builds, transports, sizes, rounds, trials, out, timeout, rate):
     """Host overhead and application availability of MPI_Get and MPI_Put
-    (bench/rma_smb.c, Sandia's SMB test as the seed paper adapted it): rank 0
+    (bench/rma_smb.c, Sandia's SMB test as DART-MPI's paper adapted it): rank 0
     gets or puts each size, works, flushes, while rank 1 runs the same work
     without MPI calls; the work doubles until an iteration takes 1.5 times
     the transfer alone. 'trials' iterations per work count."""

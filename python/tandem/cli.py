@@ -588,7 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
         "rma: a one-sided get under a lock while its target computes without MPI calls (a "
         "truly passive target) against the same get while the target waits in a barrier; "
         "smb: host overhead and availability of MPI_Get and MPI_Put (Sandia's SMB test as "
-        "the one-sided seed adapted it), the target computing too; --trials: iterations per "
+        "DART-MPI's paper adapted it), the target computing too; --trials: iterations per "
         "work count",
     )
     bench.add_argument(
