@@ -806,6 +806,64 @@ def smb_table(summary: list[dict]) -> str:
     )
 
 
+def heat(builds, transports, nprocs_list, cells, steps, rounds, trials, out, timeout, rate):
+    """3D heat conduction with one-sided halos (bench/heat3d.c, DART-MPI's
+    application): an edge^3 grid (edge the cube root of 'cells') in slabs,
+    halos read with MPI_Rget, blocking and overlapped in each launch."""
+    edge = max(8, round(cells ** (1 / 3)))
+
+    def program_of(build, nprocs):
+        name = str(build.directory / "tandem-bench-heat3d")
+        return [name, str(edge), str(steps), str(trials)]
+
+    records, problems = rounds_of(
+        builds, transports, nprocs_list, io_configs, launched(program_of, timeout), rounds
+    )
+    keys = ("mpi", "transport", "ranks", "config")
+    fields = ("blocking_s", "overlapped_s", "update_s", "speedup")
+    summary = summarize_by(records, keys, fields)
+    for s in summary:  # the overlapped step against native's in the same transport
+        native = next(
+            (n for n in summary if n["config"] == "native" and all(n[k] == s[k] for k in keys[:3])),
+            None,
+        )
+        s["vs_native"] = native["overlapped_s"] / s["overlapped_s"] if native else None
+        s["agree"] = all(
+            r["agree"] for r in records if all(r[k] == s[k] for k in keys) and "agree" in r
+        )
+    result = document(
+        "heat",
+        rounds,
+        trials,
+        problems,
+        records,
+        summary,
+        edge=edge,
+        steps=steps,
+        shaped_rate=rate if "shaped" in transports else None,
+    )
+    path = save(out, result, heat_table(summary))
+    replot(result, out)
+    return path
+
+
+def heat_table(summary: list[dict]) -> str:
+    """Time per step, blocking and overlapped, and the overlapped step's
+    speedup over native's overlapped step in the same transport."""
+    columns = ["MPI", "transport", "ranks", "config", "blocking (ms)", "overlapped (ms)"]
+    return markdown(
+        columns + ["update alone (ms)", "speedup over native", "grids agree"],
+        (
+            [s["mpi"], s["transport"], s["ranks"], s["config"]]
+            + [f"{1e3 * s['blocking_s']:.2f}", f"{1e3 * s['overlapped_s']:.2f}"]
+            + [f"{1e3 * s['update_s']:.2f}"]
+            + [f"{s['vs_native']:.2f}x" if s["vs_native"] else "-"]
+            + ["yes" if s["agree"] else "NO"]
+            for s in summary
+        ),
+    )
+
+
 def io_configs(build: Build, transport: str) -> list[Config]:
     configs = [
         Config("native", False),
@@ -936,6 +994,18 @@ def replot(result: dict, out: Path) -> list[Path]:
                     title,
                 )
             )
+    elif which == "heat":
+        figures.append(
+            (
+                summary,
+                "ranks",
+                "overlapped_s",
+                1e3,
+                "overlapped step (ms)",
+                "heat",
+                "3D heat conduction, halos by MPI_Rget",
+            )
+        )
     elif which == "smb":
         for op in sorted({s["op"] for s in summary}):
             rows = [s for s in summary if s["op"] == op]

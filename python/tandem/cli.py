@@ -369,6 +369,23 @@ def command_bench(args: argparse.Namespace) -> int:
             args.rate,
         )
         pictures = ["rma_*.png"]
+    elif args.which == "heat":
+        heat_ranks = [n for n in ranks if n >= 2]
+        if not heat_ranks:
+            raise TandemError(f"--ranks {args.ranks}: heat needs 2 ranks or more")
+        path = bench.heat(
+            builds,
+            transports,
+            heat_ranks,
+            args.cells,
+            args.steps,
+            args.rounds,
+            args.trials,
+            out,
+            args.timeout,
+            args.rate,
+        )
+        pictures = ["heat.png"]
     elif args.which == "smb":
         path = bench.smb(
             builds, transports, sizes, args.rounds, args.trials, out, args.timeout, args.rate
@@ -558,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench",
         help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma, "
-        "smb)",
+        "smb, heat)",
     )
     bench.add_argument(
         "which",
@@ -575,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
             "post",
             "rma",
             "smb",
+            "heat",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -589,7 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
         "truly passive target) against the same get while the target waits in a barrier; "
         "smb: host overhead and availability of MPI_Get and MPI_Put (Sandia's SMB test as "
         "DART-MPI's paper adapted it), the target computing too; --trials: iterations per "
-        "work count",
+        "work count; heat: DART-MPI's 3D heat conduction, halos read with MPI_Rget, "
+        "blocking and overlapped (--cells, --steps, --ranks)",
     )
     bench.add_argument(
         "--mpi",

@@ -168,6 +168,30 @@ def test_bench_smb_measures_overhead_and_availability_and_checks_the_data(tmp_pa
     ).exists()
 
 
+def test_bench_heat_steps_both_modes_to_the_same_grid(tmp_path):
+    """DART-MPI's heat conduction on 2 ranks of MPICH over shared memory,
+    native against Tandem and MPICH's thread: the program's blocking and
+    overlapped modes must end with bitwise the same grid in every launch,
+    and every launch with the same sum over the world."""
+    result = bench_in(
+        tmp_path,
+        "heat", "--mpi", "mpich", "--transports", "shm", "--ranks", "1,2", "--cells", "32768",
+        "--steps", "4", "--rounds", "1", "--trials", "2", "--out", str(tmp_path / "heat"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "heat" / "heat.json").read_text())
+    assert doc["edge"] == 32
+    configs = {r["config"] for r in doc["records"]}
+    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread"}
+    assert all(r["agree"] and r["ranks"] == 2 for r in doc["records"])
+    assert len({r["checksum"] for r in doc["records"]}) == 1
+    table = (tmp_path / "heat" / "heat.md").read_text()
+    assert "| MPICH | shm | 2 | native |" in table and "| 1.00x | yes |" in table
+    assert (tmp_path / "heat" / "heat.png").exists()
+    result = bench_in(tmp_path, "heat", "--ranks", "1")
+    assert "--ranks 1: heat needs 2 ranks or more" in result.stderr
+
+
 def test_bench_rma_names_a_bad_window_flavour_and_work(tmp_path):
     result = bench_in(tmp_path, "rma", "--windows", "allocate,shared")
     assert result.returncode != 0
