@@ -90,6 +90,7 @@ def main() -> int:
     parser.add_argument("--transport", choices=["shm", "tcp"], default="shm")
     parser.add_argument("--reference-transport", choices=["shm", "tcp"])
     parser.add_argument("--without-tandem-fails", metavar="REASON")
+    parser.add_argument("--ghosts", type=int, default=0, metavar="G")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -104,6 +105,8 @@ def main() -> int:
     for variables in (env, reference_env):
         variables.update(pair.split("=", 1) for pair in args.env)
         variables.update(sanitizer_settings(build))
+    if args.ghosts:  # the run with Tandem has G more processes, which the program must not see
+        env["TANDEM_GHOSTS"] = str(args.ghosts)
 
     failed = False
     native = None
@@ -111,7 +114,8 @@ def main() -> int:
         print(f"not run without Tandem, expected to fail: {args.without_tandem_fails}")
     else:
         _, native = run(build, args.n, program, False, reference_env, reference_args)
-    command, tandem = run(build, args.n, program, True, env, launcher_args)
+    tandem_n = args.n + args.ghosts
+    command, tandem = run(build, tandem_n, program, True, env, launcher_args)
     print("$", " ".join(command))
     for name, result in (("without Tandem", native), ("with Tandem", tandem)):
         if result is not None and result.returncode != 0:
@@ -127,13 +131,15 @@ def main() -> int:
         print(f"FAIL: Tandem printed on stderr:\n{tandem.stderr}")
         failed = True
     if args.trace:
-        _, traced = run(build, args.n, program, True, dict(env, TANDEM_TRACE="1"), launcher_args)
+        _, traced = run(build, tandem_n, program, True, dict(env, TANDEM_TRACE="1"), launcher_args)
         for name in args.trace:
             if f"trace {name}" not in traced.stderr:
                 print(f"FAIL: no trace line for {name}; stderr was:\n{traced.stderr[-3000:]}")
                 failed = True
     if args.expect:
-        _, verbose = run(build, args.n, program, True, dict(env, TANDEM_VERBOSE="2"), launcher_args)
+        _, verbose = run(
+            build, tandem_n, program, True, dict(env, TANDEM_VERBOSE="2"), launcher_args
+        )
         for pattern in args.expect:
             if not re.search(pattern, verbose.stderr):
                 print(f"FAIL: nothing matches {pattern!r}; stderr was:\n{verbose.stderr[-3000:]}")

@@ -173,16 +173,24 @@ def gen_dispatch(functions: list[Function]) -> str:
         '#include "wrappers/gen_hooks.h"',
         "",
         "/* Each dispatcher is the single path of one MPI function, shared by its C and",
-        "   Fortran entry points. While Tandem is disabled it goes straight to PMPI with",
-        "   no lock and no allocation; functions marked 'always' reach their hook even",
-        "   then, because they decide whether Tandem is enabled at all. Every other one",
-        "   first moves the collective schedules in flight (tdm_progress_touch), and a",
-        "   'blocking' one lets the progress thread back off while it blocks. */",
+        "   Fortran entry points. First it puts the application's world in place of",
+        "   MPI_COMM_WORLD in every communicator argument (tdm_world_in: a load and a",
+        "   branch, unless progress processes left the world). While Tandem is disabled",
+        "   it then goes straight to PMPI with no lock and no allocation; functions",
+        "   marked 'always' reach their hook even then, because they decide whether",
+        "   Tandem is enabled at all. Every other one first moves the collective",
+        "   schedules in flight (tdm_progress_touch), and a 'blocking' one lets the",
+        "   progress thread back off while it blocks. */",
         "",
     ]
     for f, guard in c_variants(functions):
         params = "".join(", " + p.decl() for p in f.params)
         body = [f"static inline int tdm_dispatch_{f.short}(int lang{params})", "{"]
+        # The application's world for MPI_COMM_WORLD, before anything else:
+        # the disabled fast path too passes the translated communicator.
+        for p in f.params:
+            if p.base == "MPI_Comm" and not p.pointer and not p.array:
+                body.append(f"    {p.name} = tdm_world_in({p.name});")
         call_args = args(f.params)
         if "always" in f.flags:
             body.append(
@@ -361,7 +369,7 @@ def fortran_params(f: Function, descriptors: bool = False) -> list[str]:
 def length_expr(p: Param, f: Function, key: str = "len") -> str:
     spec = p.notes[key]
     if spec.startswith("commsize:"):
-        return f"tdm_f_comm_size(c_{spec.split(':', 1)[1]})"
+        return f"tdm_f_size_of_comm(c_{spec.split(':', 1)[1]})"
     if spec.startswith("cartdims:"):
         return f"tdm_f_cart_dims(c_{spec.split(':', 1)[1]})"
     target = next((q for q in f.params if q.name == spec), None)

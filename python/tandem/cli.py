@@ -148,11 +148,19 @@ def command_run(args: argparse.Namespace) -> int:
     build = select_build(path, load_builds(root), args.mpi, root)
     if args.nprocs < 1:
         raise TandemError(f"-n {args.nprocs}: the number of processes must be at least 1")
+    if not 0 <= args.ghosts <= 64:
+        raise TandemError(f"--ghosts {args.ghosts}: expected 0 to 64 progress processes per host")
+    if args.ghosts and args.no_tandem:
+        raise TandemError(
+            "--ghosts needs Tandem: its progress processes are libtandem's; drop it or --no-tandem"
+        )
     prefix = monitor_prefix(args)
     env = tandem_env(args)
+    if args.ghosts:  # launched beside the ranks, last on the host (core/world.h)
+        env["TANDEM_GHOSTS"] = str(args.ghosts)
     command = launch_command(
         build,
-        args.nprocs,
+        args.nprocs + args.ghosts,
         [str(path)] + program[1:],
         with_tandem=not args.no_tandem,
         env=env,
@@ -551,6 +559,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ARG",
         help="pass ARG to the launcher, one word each time: --launcher-arg --mca "
         "--launcher-arg btl --launcher-arg self,tcp",
+    )
+    run.add_argument(
+        "--ghosts",
+        type=int,
+        default=0,
+        metavar="G",
+        help="progress processes per host, launched beside the N ranks and invisible to the "
+        "program (sets TANDEM_GHOSTS; docs/ONESIDED.md)",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument(

@@ -950,8 +950,8 @@ void tdm_coll_init(void)
         tdm_progress_extra_poll = tdm_coll_poll;
         tdm_coll_on = 1;
     }
-    tdm_coll_comm_created(MPI_COMM_WORLD);
-    coll_comm *world = state_of(MPI_COMM_WORLD, 1);
+    tdm_coll_comm_created(tdm_world);
+    coll_comm *world = state_of(tdm_world, 1);
     drive_comm = world ? world->dup : MPI_COMM_NULL;
 }
 

@@ -92,6 +92,14 @@ TDM_CONFIG(PROGRESS_CPUS, "TANDEM_PROGRESS_CPUS", STRING, "auto", 0, 0, NULL,
            "\"What a post costs after the process was idle\"). Use: none for a program that places "
            "every thread of its processes itself; share keeps spare CPUs for other work (the "
            "lending tests use it to stand for a node without one).")
+TDM_CONFIG(GHOSTS, "TANDEM_GHOSTS", INT, "0", 0, 64, NULL,
+           "Progress processes per host (DART-MPI's design): at MPI_Init the G processes "
+           "with the highest ranks on each host leave the application's world and run the "
+           "MPI library's progress engine until MPI_Finalize; the program sees a job without "
+           "them (MPI_COMM_WORLD's size, ranks, group, statuses; tandem run --ghosts G "
+           "launches them). They serve no one-sided operation yet (docs/ONESIDED.md).",
+           "Use: try the world without its progress processes (each host needs more than G "
+           "processes); no speed-up is measured yet.")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

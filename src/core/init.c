@@ -25,6 +25,7 @@
 #include "core/request.h"
 #include "core/proxy.h"
 #include "core/runtime.h"
+#include "core/world.h"
 #include "impl/impl.h"
 #include "io/offload.h"
 #include "monitor/dump.h"
@@ -219,6 +220,11 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
                          thread_level_name(granted));
         tdm_config[TDM_CFG_PROGRESS].number = TDM_PROGRESS_OFF;
     }
+    /* A progress process does not return from here (core/world.h); rank 0,
+       the first on its host, is never one. */
+    if (!disabled && (rc = tdm_world_start()) != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_rank(tdm_world, &tdm_world_rank);
     tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
     if (tdm_active && (rc = tdm_progress_start(tdm_proxy_poll)) != MPI_SUCCESS) {
@@ -285,6 +291,7 @@ int tdm_hook_Finalize(int lang)
         tdm_ucx_exit_finalize_begins(TDM_CONFIG_NUMBER(VERBOSE) >= 2);
     tdm_trace_on = 0;
     tdm_active = 0;
+    tdm_world_finish();
     return PMPI_Finalize();
 }
 

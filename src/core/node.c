@@ -18,6 +18,7 @@
  * as if a thread always wanted a CPU, and no CPU is ever seen lent.
  */
 #include "core/node.h"
+#include "core/runtime.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -69,11 +70,11 @@ static void mark_mates(MPI_Comm world)
     MPI_Group world_group, node_group;
     int *in_node = malloc(sizeof(int) * (size_t)local_size);
     int *in_world = malloc(sizeof(int) * (size_t)local_size);
-    PMPI_Comm_size(MPI_COMM_WORLD, &node.world_size);
+    PMPI_Comm_size(tdm_world, &node.world_size);
     node.mates = calloc((size_t)node.world_size, 1);
     int rc = MPI_ERR_NO_MEM;
     if (in_node && in_world && node.mates) {
-        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Comm_group(tdm_world, &world_group);
         PMPI_Comm_group(domain, &node_group);
         for (int i = 0; i < local_size; i++)
             in_node[i] = i;

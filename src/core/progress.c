@@ -639,7 +639,7 @@ int tdm_progress_start(int (*test)(void))
         tdm_eager_limit = tdm_progress_strategy == TDM_PROGRESS_PROXY ? 64 << 10 : 4 << 10;
     if (tdm_progress_strategy == TDM_PROGRESS_OFF)
         return MPI_SUCCESS;
-    int rc = tdm_comm_copy(MPI_COMM_WORLD, &private_comm);
+    int rc = tdm_comm_copy(tdm_world, &private_comm);
     if (rc == MPI_SUCCESS)
         rc = tdm_node_init(private_comm);
     if (rc != MPI_SUCCESS)

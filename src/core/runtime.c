@@ -6,6 +6,8 @@
 int tdm_active;
 int tdm_trace_on;
 int tdm_world_rank = -1;
+MPI_Comm tdm_world = MPI_COMM_WORLD;
+int tdm_world_translated;
 atomic_int tdm_windows_open; /* counted by rma/window.c */
 int tdm_mpi_thread_level = MPI_THREAD_SINGLE;
 

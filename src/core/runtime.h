@@ -61,7 +61,25 @@ int tdm_comm_copy(MPI_Comm comm, MPI_Comm *copy);
    through Tandem's entry points: src/rma/window.c). Any thread. */
 extern atomic_int tdm_windows_open;
 
-/* This process's rank in MPI_COMM_WORLD, -1 before MPI_Init. */
+/* The application's world: MPI_COMM_WORLD, or, where progress processes
+   were taken out of the job (TANDEM_GHOSTS, core/world.c), the communicator
+   of the application's processes alone, which every entry point uses in
+   place of MPI_COMM_WORLD. Tandem's own code uses it wherever it means the
+   program's world. Set in MPI_Init. */
+extern MPI_Comm tdm_world;
+
+/* Nonzero while tdm_world stands for MPI_COMM_WORLD in the entry points. */
+extern int tdm_world_translated;
+
+/* The communicator an entry point passes on for the program's 'comm': the
+   application's world for MPI_COMM_WORLD (the generated dispatchers call it
+   for every communicator argument). */
+static inline MPI_Comm tdm_world_in(MPI_Comm comm)
+{
+    return TDM_UNLIKELY(tdm_world_translated) && comm == MPI_COMM_WORLD ? tdm_world : comm;
+}
+
+/* This process's rank in the application's world, -1 before MPI_Init. */
 extern int tdm_world_rank;
 
 /* The thread level the MPI library runs at (granted at init). */

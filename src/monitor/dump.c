@@ -234,7 +234,7 @@ static int choose_prefix(char *prefix, size_t size, int *named)
             }
         }
     }
-    return PMPI_Bcast(prefix, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return PMPI_Bcast(prefix, (int)size, MPI_CHAR, 0, tdm_world);
 }
 
 /* fopen for writing; with 'exclusive', fails if the file exists. */
@@ -319,7 +319,7 @@ static void write_files(tdm_monitor_view *run)
         lens = calloc((size_t)c.size, sizeof(int));
         displs = calloc((size_t)c.size, sizeof(int));
     }
-    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, tdm_world);
     if (c.rank == 0 && lens && displs) {
         for (int r = 0; r < c.size; r++) {
             displs[r] = total;
@@ -327,8 +327,7 @@ static void write_files(tdm_monitor_view *run)
         }
         ranks = calloc((size_t)total + 1, 1);
     }
-    PMPI_Gatherv(b.text ? b.text : "", len, MPI_CHAR, ranks, lens, displs, MPI_CHAR, 0,
-                 MPI_COMM_WORLD);
+    PMPI_Gatherv(b.text ? b.text : "", len, MPI_CHAR, ranks, lens, displs, MPI_CHAR, 0, tdm_world);
     if (c.rank == 0) {
         if (ranks) {
             /* Join the pieces in place with ",\n" (each piece was placed with
@@ -351,7 +350,7 @@ static void write_files(tdm_monitor_view *run)
             ok = 0;
         }
     }
-    PMPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    PMPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, tdm_world);
     if (c.rank == 0 && all_ok && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
         tdm_log_info("monitoring written to %s.json and %s.<rank>.prof", prefix, prefix);
     free(ranks);
@@ -366,7 +365,7 @@ void tdm_monitor_run_start(void)
     int n = (int)((size_t)TDM_VIEW_KINDS * (size_t)tdm_monitor_world_size() * TDM_FIELDS);
     if (TDM_CONFIG_NUMBER(MONITOR) &&
         tdm_monitor_view_init(&run_view, n, NULL, NULL, NULL) == MPI_SUCCESS) {
-        tdm_monitor_list_comm(MPI_COMM_WORLD); /* its line comes first, as in Open MPI's files */
+        tdm_monitor_list_comm(tdm_world); /* its line comes first, as in Open MPI's files */
         tdm_monitor_view_start(&run_view);
     }
 }

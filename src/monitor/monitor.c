@@ -256,7 +256,7 @@ static int *world_ranks(MPI_Group group, int size)
     }
     for (int i = 0; i < size; i++)
         ranks[i] = i;
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Comm_group(tdm_world, &world);
     PMPI_Group_translate_ranks(group, size, ranks, world, out);
     PMPI_Group_free(&world);
     for (int i = 0; i < size; i++)
@@ -389,7 +389,7 @@ int tdm_monitor_world_rank(MPI_Comm comm, int rank)
 {
     if (rank < 0) /* MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ROOT */
         return -1;
-    if (comm == MPI_COMM_WORLD)
+    if (comm == tdm_world)
         return rank;
     if (comm == MPI_COMM_SELF)
         return rank == 0 ? tdm_world_rank : -1;
@@ -776,7 +776,7 @@ TDM_EXPORT int tandem_monitor_read(int kind, unsigned long long *messages,
 
 int tdm_monitor_init(void)
 {
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    PMPI_Comm_size(tdm_world, &world_size);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_deleted, &comm_keyval, NULL);
     PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &win_keyval, NULL);
     int n = (int)counters_per_view();

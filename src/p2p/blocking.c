@@ -100,7 +100,7 @@ static int through_shm(MPI_Comm comm, int peer)
     int group_size = 0;
     PMPI_Group_size(group, &group_size);
     if (peer >= 0 && peer < group_size) { /* else the MPI library's own call reports it */
-        PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+        PMPI_Comm_group(tdm_world, &world_group);
         PMPI_Group_translate_ranks(group, 1, &peer, world_group, &world_rank);
         PMPI_Group_free(&world_group);
     }

@@ -8,9 +8,10 @@
 #include "core/runtime.h"
 #include "wrappers/gen_hooks.h"
 
-int tdm_f_comm_size(MPI_Comm comm)
+int tdm_f_size_of_comm(MPI_Comm comm)
 {
     int inter = 0, size = 0;
+    comm = tdm_world_in(comm); /* the arrays have an entry per application rank */
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return 0;
     if (inter)

@@ -120,7 +120,7 @@ char *tdm_f_string(const char *chars, size_t length);
 
 /* The number of processes an array argument of 'comm' has an entry for: the
    size of 'comm', or its remote size for an inter-communicator. */
-int tdm_f_comm_size(MPI_Comm comm);
+int tdm_f_size_of_comm(MPI_Comm comm);
 
 /* The number of dimensions of the Cartesian communicator 'comm' (0 for any
    other communicator: the MPI call then reports the error). */

@@ -1223,6 +1223,111 @@ TDM_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
     return tdm_dispatch_Win_test(TDM_LANG_C, win, flag);
 }
 
+TDM_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    return tdm_dispatch_Comm_size(TDM_LANG_C, comm, size);
+}
+
+TDM_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    return tdm_dispatch_Comm_rank(TDM_LANG_C, comm, rank);
+}
+
+TDM_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    return tdm_dispatch_Comm_group(TDM_LANG_C, comm, group);
+}
+
+TDM_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    return tdm_dispatch_Comm_compare(TDM_LANG_C, comm1, comm2, result);
+}
+
+TDM_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    return tdm_dispatch_Comm_test_inter(TDM_LANG_C, comm, flag);
+}
+
+TDM_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    return tdm_dispatch_Comm_remote_size(TDM_LANG_C, comm, size);
+}
+
+TDM_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    return tdm_dispatch_Comm_remote_group(TDM_LANG_C, comm, group);
+}
+
+TDM_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    return tdm_dispatch_Comm_set_name(TDM_LANG_C, comm, comm_name);
+}
+
+TDM_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    return tdm_dispatch_Comm_get_name(TDM_LANG_C, comm, comm_name, resultlen);
+}
+
+TDM_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    return tdm_dispatch_Comm_set_attr(TDM_LANG_C, comm, comm_keyval, attribute_val);
+}
+
+TDM_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return tdm_dispatch_Comm_delete_attr(TDM_LANG_C, comm, comm_keyval);
+}
+
+TDM_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return tdm_dispatch_Comm_get_attr(TDM_LANG_C, comm, comm_keyval, attribute_val, flag);
+}
+
+TDM_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return tdm_dispatch_Comm_set_errhandler(TDM_LANG_C, comm, errhandler);
+}
+
+TDM_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return tdm_dispatch_Comm_get_errhandler(TDM_LANG_C, comm, errhandler);
+}
+
+TDM_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    return tdm_dispatch_Comm_call_errhandler(TDM_LANG_C, comm, errorcode);
+}
+
+TDM_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    return tdm_dispatch_Comm_set_info(TDM_LANG_C, comm, info);
+}
+
+TDM_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    return tdm_dispatch_Comm_get_info(TDM_LANG_C, comm, info_used);
+}
+
+TDM_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    return tdm_dispatch_Intercomm_create(TDM_LANG_C, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+}
+
+TDM_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    return tdm_dispatch_Cart_map(TDM_LANG_C, comm, ndims, dims, periods, newrank);
+}
+
+TDM_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
+{
+    return tdm_dispatch_Graph_map(TDM_LANG_C, comm, nnodes, indx, edges, newrank);
+}
+
+TDM_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    return tdm_dispatch_File_open(TDM_LANG_C, comm, filename, amode, info, fh);
+}
+
 TDM_EXPORT int MPI_T_pvar_get_num(int *num_pvar)
 {
     return tdm_dispatch_T_pvar_get_num(TDM_LANG_C, num_pvar);

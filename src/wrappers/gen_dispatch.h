@@ -8,11 +8,14 @@
 #include "wrappers/gen_hooks.h"
 
 /* Each dispatcher is the single path of one MPI function, shared by its C and
-   Fortran entry points. While Tandem is disabled it goes straight to PMPI with
-   no lock and no allocation; functions marked 'always' reach their hook even
-   then, because they decide whether Tandem is enabled at all. Every other one
-   first moves the collective schedules in flight (tdm_progress_touch), and a
-   'blocking' one lets the progress thread back off while it blocks. */
+   Fortran entry points. First it puts the application's world in place of
+   MPI_COMM_WORLD in every communicator argument (tdm_world_in: a load and a
+   branch, unless progress processes left the world). While Tandem is disabled
+   it then goes straight to PMPI with no lock and no allocation; functions
+   marked 'always' reach their hook even then, because they decide whether
+   Tandem is enabled at all. Every other one first moves the collective
+   schedules in flight (tdm_progress_touch), and a 'blocking' one lets the
+   progress thread back off while it blocks. */
 
 static inline int tdm_dispatch_Init(int lang, int *argc, char ***argv)
 {
@@ -41,6 +44,7 @@ static inline int tdm_dispatch_Is_thread_main(int lang, int *flag)
 
 static inline int tdm_dispatch_Isend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend", lang);
@@ -51,6 +55,7 @@ static inline int tdm_dispatch_Isend(int lang, const void *buf, int count, MPI_D
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Isend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Isend_c", lang);
@@ -61,6 +66,7 @@ static inline int tdm_dispatch_Isend_c(int lang, const void *buf, MPI_Count coun
 #endif
 static inline int tdm_dispatch_Ibsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend", lang);
@@ -71,6 +77,7 @@ static inline int tdm_dispatch_Ibsend(int lang, const void *buf, int count, MPI_
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ibsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ibsend_c", lang);
@@ -81,6 +88,7 @@ static inline int tdm_dispatch_Ibsend_c(int lang, const void *buf, MPI_Count cou
 #endif
 static inline int tdm_dispatch_Issend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend", lang);
@@ -91,6 +99,7 @@ static inline int tdm_dispatch_Issend(int lang, const void *buf, int count, MPI_
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Issend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Issend_c", lang);
@@ -101,6 +110,7 @@ static inline int tdm_dispatch_Issend_c(int lang, const void *buf, MPI_Count cou
 #endif
 static inline int tdm_dispatch_Irsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend", lang);
@@ -111,6 +121,7 @@ static inline int tdm_dispatch_Irsend(int lang, const void *buf, int count, MPI_
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Irsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irsend_c", lang);
@@ -121,6 +132,7 @@ static inline int tdm_dispatch_Irsend_c(int lang, const void *buf, MPI_Count cou
 #endif
 static inline int tdm_dispatch_Irecv(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv", lang);
@@ -131,6 +143,7 @@ static inline int tdm_dispatch_Irecv(int lang, void *buf, int count, MPI_Datatyp
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Irecv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Irecv_c", lang);
@@ -161,6 +174,7 @@ static inline int tdm_dispatch_Imrecv_c(int lang, void *buf, MPI_Count count, MP
 #endif
 static inline int tdm_dispatch_Send_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init", lang);
@@ -171,6 +185,7 @@ static inline int tdm_dispatch_Send_init(int lang, const void *buf, int count, M
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Send_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Send_init_c", lang);
@@ -181,6 +196,7 @@ static inline int tdm_dispatch_Send_init_c(int lang, const void *buf, MPI_Count 
 #endif
 static inline int tdm_dispatch_Bsend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init", lang);
@@ -191,6 +207,7 @@ static inline int tdm_dispatch_Bsend_init(int lang, const void *buf, int count, 
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Bsend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Bsend_init_c", lang);
@@ -201,6 +218,7 @@ static inline int tdm_dispatch_Bsend_init_c(int lang, const void *buf, MPI_Count
 #endif
 static inline int tdm_dispatch_Ssend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init", lang);
@@ -211,6 +229,7 @@ static inline int tdm_dispatch_Ssend_init(int lang, const void *buf, int count, 
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ssend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Ssend_init_c", lang);
@@ -221,6 +240,7 @@ static inline int tdm_dispatch_Ssend_init_c(int lang, const void *buf, MPI_Count
 #endif
 static inline int tdm_dispatch_Rsend_init(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init", lang);
@@ -231,6 +251,7 @@ static inline int tdm_dispatch_Rsend_init(int lang, const void *buf, int count, 
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Rsend_init_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     TDM_TRACE_CALL("MPI_Rsend_init_c", lang);
@@ -241,6 +262,7 @@ static inline int tdm_dispatch_Rsend_init_c(int lang, const void *buf, MPI_Count
 #endif
 static inline int tdm_dispatch_Recv_init(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init", lang);
@@ -251,6 +273,7 @@ static inline int tdm_dispatch_Recv_init(int lang, void *buf, int count, MPI_Dat
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Recv_init_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     TDM_TRACE_CALL("MPI_Recv_init_c", lang);
@@ -378,6 +401,7 @@ static inline int tdm_dispatch_Request_get_status(int lang, MPI_Request request,
 
 static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send", lang);
@@ -398,6 +422,7 @@ static inline int tdm_dispatch_Send(int lang, const void *buf, int count, MPI_Da
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Send_c", lang);
@@ -418,6 +443,7 @@ static inline int tdm_dispatch_Send_c(int lang, const void *buf, MPI_Count count
 #endif
 static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend", lang);
@@ -438,6 +464,7 @@ static inline int tdm_dispatch_Bsend(int lang, const void *buf, int count, MPI_D
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Bsend_c", lang);
@@ -458,6 +485,7 @@ static inline int tdm_dispatch_Bsend_c(int lang, const void *buf, MPI_Count coun
 #endif
 static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend", lang);
@@ -478,6 +506,7 @@ static inline int tdm_dispatch_Ssend(int lang, const void *buf, int count, MPI_D
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Ssend_c", lang);
@@ -498,6 +527,7 @@ static inline int tdm_dispatch_Ssend_c(int lang, const void *buf, MPI_Count coun
 #endif
 static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend", lang);
@@ -518,6 +548,7 @@ static inline int tdm_dispatch_Rsend(int lang, const void *buf, int count, MPI_D
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     TDM_TRACE_CALL("MPI_Rsend_c", lang);
@@ -538,6 +569,7 @@ static inline int tdm_dispatch_Rsend_c(int lang, const void *buf, MPI_Count coun
 #endif
 static inline int tdm_dispatch_Recv(int lang, void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv", lang);
@@ -553,6 +585,7 @@ static inline int tdm_dispatch_Recv(int lang, void *buf, int count, MPI_Datatype
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Recv_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Recv_c", lang);
@@ -568,6 +601,7 @@ static inline int tdm_dispatch_Recv_c(int lang, void *buf, MPI_Count count, MPI_
 #endif
 static inline int tdm_dispatch_Sendrecv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv", lang);
@@ -583,6 +617,7 @@ static inline int tdm_dispatch_Sendrecv(int lang, const void *sendbuf, int sendc
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Sendrecv_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_c", lang);
@@ -598,6 +633,7 @@ static inline int tdm_dispatch_Sendrecv_c(int lang, const void *sendbuf, MPI_Cou
 #endif
 static inline int tdm_dispatch_Sendrecv_replace(int lang, void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace", lang);
@@ -613,6 +649,7 @@ static inline int tdm_dispatch_Sendrecv_replace(int lang, void *buf, int count, 
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Sendrecv_replace_c(int lang, void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     TDM_TRACE_CALL("MPI_Sendrecv_replace_c", lang);
@@ -658,6 +695,7 @@ static inline int tdm_dispatch_Mrecv_c(int lang, void *buf, MPI_Count count, MPI
 #endif
 static inline int tdm_dispatch_Probe(int lang, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Probe(source, tag, comm, status);
     TDM_TRACE_CALL("MPI_Probe", lang);
@@ -672,6 +710,7 @@ static inline int tdm_dispatch_Probe(int lang, int source, int tag, MPI_Comm com
 
 static inline int tdm_dispatch_Iprobe(int lang, int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iprobe(source, tag, comm, flag, status);
     TDM_TRACE_CALL("MPI_Iprobe", lang);
@@ -681,6 +720,7 @@ static inline int tdm_dispatch_Iprobe(int lang, int source, int tag, MPI_Comm co
 
 static inline int tdm_dispatch_Mprobe(int lang, int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Mprobe(source, tag, comm, message, status);
     TDM_TRACE_CALL("MPI_Mprobe", lang);
@@ -695,6 +735,7 @@ static inline int tdm_dispatch_Mprobe(int lang, int source, int tag, MPI_Comm co
 
 static inline int tdm_dispatch_Improbe(int lang, int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Improbe(source, tag, comm, flag, message, status);
     TDM_TRACE_CALL("MPI_Improbe", lang);
@@ -1276,6 +1317,7 @@ static inline int tdm_dispatch_File_write_ordered_c(int lang, MPI_File fh, const
 #endif
 static inline int tdm_dispatch_Comm_dup(int lang, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_dup(comm, newcomm);
     TDM_TRACE_CALL("MPI_Comm_dup", lang);
@@ -1285,6 +1327,7 @@ static inline int tdm_dispatch_Comm_dup(int lang, MPI_Comm comm, MPI_Comm *newco
 
 static inline int tdm_dispatch_Comm_dup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_dup_with_info(comm, info, newcomm);
     TDM_TRACE_CALL("MPI_Comm_dup_with_info", lang);
@@ -1294,6 +1337,7 @@ static inline int tdm_dispatch_Comm_dup_with_info(int lang, MPI_Comm comm, MPI_I
 
 static inline int tdm_dispatch_Comm_split(int lang, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_split(comm, color, key, newcomm);
     TDM_TRACE_CALL("MPI_Comm_split", lang);
@@ -1303,6 +1347,7 @@ static inline int tdm_dispatch_Comm_split(int lang, MPI_Comm comm, int color, in
 
 static inline int tdm_dispatch_Comm_split_type(int lang, MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     TDM_TRACE_CALL("MPI_Comm_split_type", lang);
@@ -1312,6 +1357,7 @@ static inline int tdm_dispatch_Comm_split_type(int lang, MPI_Comm comm, int spli
 
 static inline int tdm_dispatch_Comm_create(int lang, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_create(comm, group, newcomm);
     TDM_TRACE_CALL("MPI_Comm_create", lang);
@@ -1321,6 +1367,7 @@ static inline int tdm_dispatch_Comm_create(int lang, MPI_Comm comm, MPI_Group gr
 
 static inline int tdm_dispatch_Comm_create_group(int lang, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_create_group(comm, group, tag, newcomm);
     TDM_TRACE_CALL("MPI_Comm_create_group", lang);
@@ -1330,6 +1377,7 @@ static inline int tdm_dispatch_Comm_create_group(int lang, MPI_Comm comm, MPI_Gr
 
 static inline int tdm_dispatch_Comm_idup(int lang, MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_idup(comm, newcomm, request);
     TDM_TRACE_CALL("MPI_Comm_idup", lang);
@@ -1348,6 +1396,7 @@ static inline int tdm_dispatch_Comm_free(int lang, MPI_Comm *comm)
 
 static inline int tdm_dispatch_Cart_create(int lang, MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm)
 {
+    comm_old = tdm_world_in(comm_old);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, newcomm);
     TDM_TRACE_CALL("MPI_Cart_create", lang);
@@ -1357,6 +1406,7 @@ static inline int tdm_dispatch_Cart_create(int lang, MPI_Comm comm_old, int ndim
 
 static inline int tdm_dispatch_Cart_sub(int lang, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Cart_sub(comm, remain_dims, newcomm);
     TDM_TRACE_CALL("MPI_Cart_sub", lang);
@@ -1366,6 +1416,7 @@ static inline int tdm_dispatch_Cart_sub(int lang, MPI_Comm comm, const int remai
 
 static inline int tdm_dispatch_Graph_create(int lang, MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *newcomm)
 {
+    comm_old = tdm_world_in(comm_old);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, newcomm);
     TDM_TRACE_CALL("MPI_Graph_create", lang);
@@ -1375,6 +1426,7 @@ static inline int tdm_dispatch_Graph_create(int lang, MPI_Comm comm_old, int nno
 
 static inline int tdm_dispatch_Dist_graph_create_adjacent(int lang, MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    comm_old = tdm_world_in(comm_old);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, newcomm);
     TDM_TRACE_CALL("MPI_Dist_graph_create_adjacent", lang);
@@ -1384,6 +1436,7 @@ static inline int tdm_dispatch_Dist_graph_create_adjacent(int lang, MPI_Comm com
 
 static inline int tdm_dispatch_Dist_graph_create(int lang, MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    comm_old = tdm_world_in(comm_old);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, newcomm);
     TDM_TRACE_CALL("MPI_Dist_graph_create", lang);
@@ -1393,6 +1446,7 @@ static inline int tdm_dispatch_Dist_graph_create(int lang, MPI_Comm comm_old, in
 
 static inline int tdm_dispatch_Intercomm_merge(int lang, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    intercomm = tdm_world_in(intercomm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     TDM_TRACE_CALL("MPI_Intercomm_merge", lang);
@@ -1403,6 +1457,7 @@ static inline int tdm_dispatch_Intercomm_merge(int lang, MPI_Comm intercomm, int
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Comm_idup_with_info(int lang, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     TDM_TRACE_CALL("MPI_Comm_idup_with_info", lang);
@@ -1442,6 +1497,7 @@ static inline int tdm_dispatch_Op_free(int lang, MPI_Op *op)
 
 static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Barrier(comm);
     TDM_TRACE_CALL("MPI_Barrier", lang);
@@ -1461,6 +1517,7 @@ static inline int tdm_dispatch_Barrier(int lang, MPI_Comm comm)
 
 static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast", lang);
@@ -1481,6 +1538,7 @@ static inline int tdm_dispatch_Bcast(int lang, void *buffer, int count, MPI_Data
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     TDM_TRACE_CALL("MPI_Bcast_c", lang);
@@ -1501,6 +1559,7 @@ static inline int tdm_dispatch_Bcast_c(int lang, void *buffer, MPI_Count count, 
 #endif
 static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather", lang);
@@ -1521,6 +1580,7 @@ static inline int tdm_dispatch_Gather(int lang, const void *sendbuf, int sendcou
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gather_c", lang);
@@ -1541,6 +1601,7 @@ static inline int tdm_dispatch_Gather_c(int lang, const void *sendbuf, MPI_Count
 #endif
 static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Gatherv", lang);
@@ -1560,6 +1621,7 @@ static inline int tdm_dispatch_Gatherv(int lang, const void *sendbuf, int sendco
 
 static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter", lang);
@@ -1580,6 +1642,7 @@ static inline int tdm_dispatch_Scatter(int lang, const void *sendbuf, int sendco
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatter_c", lang);
@@ -1600,6 +1663,7 @@ static inline int tdm_dispatch_Scatter_c(int lang, const void *sendbuf, MPI_Coun
 #endif
 static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     TDM_TRACE_CALL("MPI_Scatterv", lang);
@@ -1619,6 +1683,7 @@ static inline int tdm_dispatch_Scatterv(int lang, const void *sendbuf, const int
 
 static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather", lang);
@@ -1639,6 +1704,7 @@ static inline int tdm_dispatch_Allgather(int lang, const void *sendbuf, int send
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgather_c", lang);
@@ -1659,6 +1725,7 @@ static inline int tdm_dispatch_Allgather_c(int lang, const void *sendbuf, MPI_Co
 #endif
 static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     TDM_TRACE_CALL("MPI_Allgatherv", lang);
@@ -1678,6 +1745,7 @@ static inline int tdm_dispatch_Allgatherv(int lang, const void *sendbuf, int sen
 
 static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall", lang);
@@ -1698,6 +1766,7 @@ static inline int tdm_dispatch_Alltoall(int lang, const void *sendbuf, int sendc
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoall_c", lang);
@@ -1718,6 +1787,7 @@ static inline int tdm_dispatch_Alltoall_c(int lang, const void *sendbuf, MPI_Cou
 #endif
 static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     TDM_TRACE_CALL("MPI_Alltoallv", lang);
@@ -1737,6 +1807,7 @@ static inline int tdm_dispatch_Alltoallv(int lang, const void *sendbuf, const in
 
 static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     TDM_TRACE_CALL("MPI_Alltoallw", lang);
@@ -1756,6 +1827,7 @@ static inline int tdm_dispatch_Alltoallw(int lang, const void *sendbuf, const in
 
 static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce", lang);
@@ -1776,6 +1848,7 @@ static inline int tdm_dispatch_Reduce(int lang, const void *sendbuf, void *recvb
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     TDM_TRACE_CALL("MPI_Reduce_c", lang);
@@ -1796,6 +1869,7 @@ static inline int tdm_dispatch_Reduce_c(int lang, const void *sendbuf, void *rec
 #endif
 static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce", lang);
@@ -1816,6 +1890,7 @@ static inline int tdm_dispatch_Allreduce(int lang, const void *sendbuf, void *re
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Allreduce_c", lang);
@@ -1836,6 +1911,7 @@ static inline int tdm_dispatch_Allreduce_c(int lang, const void *sendbuf, void *
 #endif
 static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter", lang);
@@ -1855,6 +1931,7 @@ static inline int tdm_dispatch_Reduce_scatter(int lang, const void *sendbuf, voi
 
 static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block", lang);
@@ -1875,6 +1952,7 @@ static inline int tdm_dispatch_Reduce_scatter_block(int lang, const void *sendbu
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Reduce_scatter_block_c", lang);
@@ -1895,6 +1973,7 @@ static inline int tdm_dispatch_Reduce_scatter_block_c(int lang, const void *send
 #endif
 static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan", lang);
@@ -1915,6 +1994,7 @@ static inline int tdm_dispatch_Scan(int lang, const void *sendbuf, void *recvbuf
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Scan_c", lang);
@@ -1935,6 +2015,7 @@ static inline int tdm_dispatch_Scan_c(int lang, const void *sendbuf, void *recvb
 #endif
 static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan", lang);
@@ -1955,6 +2036,7 @@ static inline int tdm_dispatch_Exscan(int lang, const void *sendbuf, void *recvb
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     TDM_TRACE_CALL("MPI_Exscan_c", lang);
@@ -1975,6 +2057,7 @@ static inline int tdm_dispatch_Exscan_c(int lang, const void *sendbuf, void *rec
 #endif
 static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibarrier(comm, request);
     TDM_TRACE_CALL("MPI_Ibarrier", lang);
@@ -1987,6 +2070,7 @@ static inline int tdm_dispatch_Ibarrier(int lang, MPI_Comm comm, MPI_Request *re
 
 static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast", lang);
@@ -2000,6 +2084,7 @@ static inline int tdm_dispatch_Ibcast(int lang, void *buffer, int count, MPI_Dat
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     TDM_TRACE_CALL("MPI_Ibcast_c", lang);
@@ -2013,6 +2098,7 @@ static inline int tdm_dispatch_Ibcast_c(int lang, void *buffer, MPI_Count count,
 #endif
 static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather", lang);
@@ -2026,6 +2112,7 @@ static inline int tdm_dispatch_Igather(int lang, const void *sendbuf, int sendco
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igather_c", lang);
@@ -2039,6 +2126,7 @@ static inline int tdm_dispatch_Igather_c(int lang, const void *sendbuf, MPI_Coun
 #endif
 static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Igatherv", lang);
@@ -2051,6 +2139,7 @@ static inline int tdm_dispatch_Igatherv(int lang, const void *sendbuf, int sendc
 
 static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter", lang);
@@ -2064,6 +2153,7 @@ static inline int tdm_dispatch_Iscatter(int lang, const void *sendbuf, int sendc
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatter_c", lang);
@@ -2077,6 +2167,7 @@ static inline int tdm_dispatch_Iscatter_c(int lang, const void *sendbuf, MPI_Cou
 #endif
 static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     TDM_TRACE_CALL("MPI_Iscatterv", lang);
@@ -2089,6 +2180,7 @@ static inline int tdm_dispatch_Iscatterv(int lang, const void *sendbuf, const in
 
 static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather", lang);
@@ -2102,6 +2194,7 @@ static inline int tdm_dispatch_Iallgather(int lang, const void *sendbuf, int sen
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgather_c", lang);
@@ -2115,6 +2208,7 @@ static inline int tdm_dispatch_Iallgather_c(int lang, const void *sendbuf, MPI_C
 #endif
 static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Iallgatherv", lang);
@@ -2127,6 +2221,7 @@ static inline int tdm_dispatch_Iallgatherv(int lang, const void *sendbuf, int se
 
 static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall", lang);
@@ -2140,6 +2235,7 @@ static inline int tdm_dispatch_Ialltoall(int lang, const void *sendbuf, int send
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoall_c", lang);
@@ -2153,6 +2249,7 @@ static inline int tdm_dispatch_Ialltoall_c(int lang, const void *sendbuf, MPI_Co
 #endif
 static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallv", lang);
@@ -2165,6 +2262,7 @@ static inline int tdm_dispatch_Ialltoallv(int lang, const void *sendbuf, const i
 
 static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     TDM_TRACE_CALL("MPI_Ialltoallw", lang);
@@ -2177,6 +2275,7 @@ static inline int tdm_dispatch_Ialltoallw(int lang, const void *sendbuf, const i
 
 static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce", lang);
@@ -2190,6 +2289,7 @@ static inline int tdm_dispatch_Ireduce(int lang, const void *sendbuf, void *recv
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_c", lang);
@@ -2203,6 +2303,7 @@ static inline int tdm_dispatch_Ireduce_c(int lang, const void *sendbuf, void *re
 #endif
 static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce", lang);
@@ -2216,6 +2317,7 @@ static inline int tdm_dispatch_Iallreduce(int lang, const void *sendbuf, void *r
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iallreduce_c", lang);
@@ -2229,6 +2331,7 @@ static inline int tdm_dispatch_Iallreduce_c(int lang, const void *sendbuf, void 
 #endif
 static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter", lang);
@@ -2241,6 +2344,7 @@ static inline int tdm_dispatch_Ireduce_scatter(int lang, const void *sendbuf, vo
 
 static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block", lang);
@@ -2254,6 +2358,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block(int lang, const void *sendb
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Ireduce_scatter_block_c", lang);
@@ -2267,6 +2372,7 @@ static inline int tdm_dispatch_Ireduce_scatter_block_c(int lang, const void *sen
 #endif
 static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan", lang);
@@ -2280,6 +2386,7 @@ static inline int tdm_dispatch_Iscan(int lang, const void *sendbuf, void *recvbu
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iscan_c", lang);
@@ -2293,6 +2400,7 @@ static inline int tdm_dispatch_Iscan_c(int lang, const void *sendbuf, void *recv
 #endif
 static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan", lang);
@@ -2306,6 +2414,7 @@ static inline int tdm_dispatch_Iexscan(int lang, const void *sendbuf, void *recv
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     TDM_TRACE_CALL("MPI_Iexscan_c", lang);
@@ -2319,6 +2428,7 @@ static inline int tdm_dispatch_Iexscan_c(int lang, const void *sendbuf, void *re
 #endif
 static inline int tdm_dispatch_Win_create(int lang, void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create", lang);
@@ -2329,6 +2439,7 @@ static inline int tdm_dispatch_Win_create(int lang, void *base, MPI_Aint size, i
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Win_create_c(int lang, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create_c", lang);
@@ -2339,6 +2450,7 @@ static inline int tdm_dispatch_Win_create_c(int lang, void *base, MPI_Aint size,
 #endif
 static inline int tdm_dispatch_Win_allocate(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate", lang);
@@ -2349,6 +2461,7 @@ static inline int tdm_dispatch_Win_allocate(int lang, MPI_Aint size, int disp_un
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate_c", lang);
@@ -2359,6 +2472,7 @@ static inline int tdm_dispatch_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint 
 #endif
 static inline int tdm_dispatch_Win_allocate_shared(int lang, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate_shared", lang);
@@ -2369,6 +2483,7 @@ static inline int tdm_dispatch_Win_allocate_shared(int lang, MPI_Aint size, int 
 #if MPI_VERSION >= 4
 static inline int tdm_dispatch_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     TDM_TRACE_CALL("MPI_Win_allocate_shared_c", lang);
@@ -2379,6 +2494,7 @@ static inline int tdm_dispatch_Win_allocate_shared_c(int lang, MPI_Aint size, MP
 #endif
 static inline int tdm_dispatch_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    comm = tdm_world_in(comm);
     if (TDM_UNLIKELY(!tdm_active))
         return PMPI_Win_create_dynamic(info, comm, win);
     TDM_TRACE_CALL("MPI_Win_create_dynamic", lang);
@@ -2747,6 +2863,218 @@ static inline int tdm_dispatch_Win_test(int lang, MPI_Win win, int *flag)
     TDM_TRACE_CALL("MPI_Win_test", lang);
     tdm_progress_touch();
     return PMPI_Win_test(win, flag);
+}
+
+static inline int tdm_dispatch_Comm_size(int lang, MPI_Comm comm, int *size)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_size(comm, size);
+    TDM_TRACE_CALL("MPI_Comm_size", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_size(comm, size);
+}
+
+static inline int tdm_dispatch_Comm_rank(int lang, MPI_Comm comm, int *rank)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_rank(comm, rank);
+    TDM_TRACE_CALL("MPI_Comm_rank", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_rank(comm, rank);
+}
+
+static inline int tdm_dispatch_Comm_group(int lang, MPI_Comm comm, MPI_Group *group)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_group(comm, group);
+    TDM_TRACE_CALL("MPI_Comm_group", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_group(comm, group);
+}
+
+static inline int tdm_dispatch_Comm_compare(int lang, MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    comm1 = tdm_world_in(comm1);
+    comm2 = tdm_world_in(comm2);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_compare(comm1, comm2, result);
+    TDM_TRACE_CALL("MPI_Comm_compare", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_compare(comm1, comm2, result);
+}
+
+static inline int tdm_dispatch_Comm_test_inter(int lang, MPI_Comm comm, int *flag)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_test_inter(comm, flag);
+    TDM_TRACE_CALL("MPI_Comm_test_inter", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_test_inter(comm, flag);
+}
+
+static inline int tdm_dispatch_Comm_remote_size(int lang, MPI_Comm comm, int *size)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_remote_size(comm, size);
+    TDM_TRACE_CALL("MPI_Comm_remote_size", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_remote_size(comm, size);
+}
+
+static inline int tdm_dispatch_Comm_remote_group(int lang, MPI_Comm comm, MPI_Group *group)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_remote_group(comm, group);
+    TDM_TRACE_CALL("MPI_Comm_remote_group", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_remote_group(comm, group);
+}
+
+static inline int tdm_dispatch_Comm_set_name(int lang, MPI_Comm comm, const char *comm_name)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_set_name(comm, comm_name);
+    TDM_TRACE_CALL("MPI_Comm_set_name", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_set_name(comm, comm_name);
+}
+
+static inline int tdm_dispatch_Comm_get_name(int lang, MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_get_name(comm, comm_name, resultlen);
+    TDM_TRACE_CALL("MPI_Comm_get_name", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_get_name(comm, comm_name, resultlen);
+}
+
+static inline int tdm_dispatch_Comm_set_attr(int lang, MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
+    TDM_TRACE_CALL("MPI_Comm_set_attr", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
+}
+
+static inline int tdm_dispatch_Comm_delete_attr(int lang, MPI_Comm comm, int comm_keyval)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_delete_attr(comm, comm_keyval);
+    TDM_TRACE_CALL("MPI_Comm_delete_attr", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_delete_attr(comm, comm_keyval);
+}
+
+static inline int tdm_dispatch_Comm_get_attr(int lang, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
+    TDM_TRACE_CALL("MPI_Comm_get_attr", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_get_attr(lang, comm, comm_keyval, attribute_val, flag);
+}
+
+static inline int tdm_dispatch_Comm_set_errhandler(int lang, MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_set_errhandler(comm, errhandler);
+    TDM_TRACE_CALL("MPI_Comm_set_errhandler", lang);
+    tdm_progress_touch();
+    return tdm_hook_Comm_set_errhandler(lang, comm, errhandler);
+}
+
+static inline int tdm_dispatch_Comm_get_errhandler(int lang, MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_get_errhandler(comm, errhandler);
+    TDM_TRACE_CALL("MPI_Comm_get_errhandler", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
+
+static inline int tdm_dispatch_Comm_call_errhandler(int lang, MPI_Comm comm, int errorcode)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_call_errhandler(comm, errorcode);
+    TDM_TRACE_CALL("MPI_Comm_call_errhandler", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_call_errhandler(comm, errorcode);
+}
+
+static inline int tdm_dispatch_Comm_set_info(int lang, MPI_Comm comm, MPI_Info info)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_set_info(comm, info);
+    TDM_TRACE_CALL("MPI_Comm_set_info", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_set_info(comm, info);
+}
+
+static inline int tdm_dispatch_Comm_get_info(int lang, MPI_Comm comm, MPI_Info *info_used)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Comm_get_info(comm, info_used);
+    TDM_TRACE_CALL("MPI_Comm_get_info", lang);
+    tdm_progress_touch();
+    return PMPI_Comm_get_info(comm, info_used);
+}
+
+static inline int tdm_dispatch_Intercomm_create(int lang, MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    local_comm = tdm_world_in(local_comm);
+    peer_comm = tdm_world_in(peer_comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    TDM_TRACE_CALL("MPI_Intercomm_create", lang);
+    tdm_progress_touch();
+    return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+}
+
+static inline int tdm_dispatch_Cart_map(int lang, MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
+    TDM_TRACE_CALL("MPI_Cart_map", lang);
+    tdm_progress_touch();
+    return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
+}
+
+static inline int tdm_dispatch_Graph_map(int lang, MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Graph_map(comm, nnodes, indx, edges, newrank);
+    TDM_TRACE_CALL("MPI_Graph_map", lang);
+    tdm_progress_touch();
+    return PMPI_Graph_map(comm, nnodes, indx, edges, newrank);
+}
+
+static inline int tdm_dispatch_File_open(int lang, MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    comm = tdm_world_in(comm);
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_File_open(comm, filename, amode, info, fh);
+    TDM_TRACE_CALL("MPI_File_open", lang);
+    tdm_progress_touch();
+    return PMPI_File_open(comm, filename, amode, info, fh);
 }
 
 static inline int tdm_dispatch_T_pvar_get_num(int lang, int *num_pvar)

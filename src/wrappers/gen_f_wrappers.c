@@ -5624,11 +5624,11 @@ static void tdm_f_alltoallw(int lang, void *sendbuf, MPI_Fint *sendcounts, MPI_F
     MPI_Datatype *c_recvtypes = NULL;
     int c_recvtypes_n = 0;
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
-    c_sendtypes_n = tdm_f_comm_size(c_comm);
+    c_sendtypes_n = tdm_f_size_of_comm(c_comm);
     c_sendtypes = TDM_F_ARRAY(c_sendtypes_stack, c_sendtypes_n);
     if (c_sendtypes == NULL) { rc = tdm_f_no_memory("MPI_Alltoallw"); goto done; }
     for (int i = 0; i < c_sendtypes_n; i++) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    c_recvtypes_n = tdm_f_comm_size(c_comm);
+    c_recvtypes_n = tdm_f_size_of_comm(c_comm);
     c_recvtypes = TDM_F_ARRAY(c_recvtypes_stack, c_recvtypes_n);
     if (c_recvtypes == NULL) { rc = tdm_f_no_memory("MPI_Alltoallw"); goto done; }
     for (int i = 0; i < c_recvtypes_n; i++) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -5680,11 +5680,11 @@ static void tdm_f08_alltoallw(int lang, const tdm_f_array *sendbuf, MPI_Fint *se
     MPI_Datatype *c_recvtypes = NULL;
     int c_recvtypes_n = 0;
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
-    c_sendtypes_n = tdm_f_comm_size(c_comm);
+    c_sendtypes_n = tdm_f_size_of_comm(c_comm);
     c_sendtypes = TDM_F_ARRAY(c_sendtypes_stack, c_sendtypes_n);
     if (c_sendtypes == NULL) { rc = tdm_f_no_memory("MPI_Alltoallw"); goto done; }
     for (int i = 0; i < c_sendtypes_n; i++) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    c_recvtypes_n = tdm_f_comm_size(c_comm);
+    c_recvtypes_n = tdm_f_size_of_comm(c_comm);
     c_recvtypes = TDM_F_ARRAY(c_recvtypes_stack, c_recvtypes_n);
     if (c_recvtypes == NULL) { rc = tdm_f_no_memory("MPI_Alltoallw"); goto done; }
     for (int i = 0; i < c_recvtypes_n; i++) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -6992,11 +6992,11 @@ static void tdm_f_ialltoallw(int lang, void *sendbuf, MPI_Fint *sendcounts, MPI_
     int c_recvtypes_n = 0;
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Request c_request = MPI_REQUEST_NULL;
-    c_sendtypes_n = tdm_f_comm_size(c_comm);
+    c_sendtypes_n = tdm_f_size_of_comm(c_comm);
     c_sendtypes = TDM_F_ARRAY(c_sendtypes_stack, c_sendtypes_n);
     if (c_sendtypes == NULL) { rc = tdm_f_no_memory("MPI_Ialltoallw"); goto done; }
     for (int i = 0; i < c_sendtypes_n; i++) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    c_recvtypes_n = tdm_f_comm_size(c_comm);
+    c_recvtypes_n = tdm_f_size_of_comm(c_comm);
     c_recvtypes = TDM_F_ARRAY(c_recvtypes_stack, c_recvtypes_n);
     if (c_recvtypes == NULL) { rc = tdm_f_no_memory("MPI_Ialltoallw"); goto done; }
     for (int i = 0; i < c_recvtypes_n; i++) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -7050,11 +7050,11 @@ static void tdm_f08_ialltoallw(int lang, const tdm_f_array *sendbuf, MPI_Fint *s
     int c_recvtypes_n = 0;
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Request c_request = MPI_REQUEST_NULL;
-    c_sendtypes_n = tdm_f_comm_size(c_comm);
+    c_sendtypes_n = tdm_f_size_of_comm(c_comm);
     c_sendtypes = TDM_F_ARRAY(c_sendtypes_stack, c_sendtypes_n);
     if (c_sendtypes == NULL) { rc = tdm_f_no_memory("MPI_Ialltoallw"); goto done; }
     for (int i = 0; i < c_sendtypes_n; i++) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
-    c_recvtypes_n = tdm_f_comm_size(c_comm);
+    c_recvtypes_n = tdm_f_size_of_comm(c_comm);
     c_recvtypes = TDM_F_ARRAY(c_recvtypes_stack, c_recvtypes_n);
     if (c_recvtypes == NULL) { rc = tdm_f_no_memory("MPI_Ialltoallw"); goto done; }
     for (int i = 0; i < c_recvtypes_n; i++) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
@@ -9257,6 +9257,688 @@ TDM_EXPORT void mpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 void mpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 {
     tdm_f_win_test(TDM_LANG_F08, win, flag, ierr);
+}
+
+#endif
+static void tdm_f_comm_size(int lang, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Comm_size(lang, c_comm, (int *)size);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void mpi_comm_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void mpi_comm_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void MPI_COMM_SIZE(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void MPI_COMM_SIZE(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_size(TDM_LANG_F08, comm, size, ierr);
+}
+
+#endif
+static void tdm_f_comm_rank(int lang, MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Comm_rank(lang, c_comm, (int *)rank);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
+void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    tdm_f_comm_rank(TDM_LANG_FORTRAN, comm, rank, ierr);
+}
+TDM_EXPORT void mpi_comm_rank__(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
+void mpi_comm_rank__(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    tdm_f_comm_rank(TDM_LANG_FORTRAN, comm, rank, ierr);
+}
+TDM_EXPORT void mpi_comm_rank(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
+void mpi_comm_rank(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    tdm_f_comm_rank(TDM_LANG_FORTRAN, comm, rank, ierr);
+}
+TDM_EXPORT void MPI_COMM_RANK(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
+void MPI_COMM_RANK(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    tdm_f_comm_rank(TDM_LANG_FORTRAN, comm, rank, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
+void mpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
+{
+    tdm_f_comm_rank(TDM_LANG_F08, comm, rank, ierr);
+}
+
+#endif
+static void tdm_f_comm_group(int lang, MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Group c_group = MPI_GROUP_NULL;
+    rc = tdm_dispatch_Comm_group(lang, c_comm, &c_group);
+    if (rc == MPI_SUCCESS) *group = MPI_Group_c2f(c_group);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void mpi_comm_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void mpi_comm_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void MPI_COMM_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void MPI_COMM_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_group(TDM_LANG_F08, comm, group, ierr);
+}
+
+#endif
+static void tdm_f_comm_compare(int lang, MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm1 = MPI_Comm_f2c(*comm1);
+    MPI_Comm c_comm2 = MPI_Comm_f2c(*comm2);
+    rc = tdm_dispatch_Comm_compare(lang, c_comm1, c_comm2, (int *)result);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
+void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    tdm_f_comm_compare(TDM_LANG_FORTRAN, comm1, comm2, result, ierr);
+}
+TDM_EXPORT void mpi_comm_compare__(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
+void mpi_comm_compare__(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    tdm_f_comm_compare(TDM_LANG_FORTRAN, comm1, comm2, result, ierr);
+}
+TDM_EXPORT void mpi_comm_compare(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
+void mpi_comm_compare(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    tdm_f_comm_compare(TDM_LANG_FORTRAN, comm1, comm2, result, ierr);
+}
+TDM_EXPORT void MPI_COMM_COMPARE(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
+void MPI_COMM_COMPARE(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    tdm_f_comm_compare(TDM_LANG_FORTRAN, comm1, comm2, result, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
+void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
+{
+    tdm_f_comm_compare(TDM_LANG_F08, comm1, comm2, result, ierr);
+}
+
+#endif
+static void tdm_f_comm_test_inter(int lang, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    int c_flag = 0;
+    rc = tdm_dispatch_Comm_test_inter(lang, c_comm, &c_flag);
+    *flag = c_flag ? TDM_F_TRUE : TDM_F_FALSE;
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    tdm_f_comm_test_inter(TDM_LANG_FORTRAN, comm, flag, ierr);
+}
+TDM_EXPORT void mpi_comm_test_inter__(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_comm_test_inter__(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    tdm_f_comm_test_inter(TDM_LANG_FORTRAN, comm, flag, ierr);
+}
+TDM_EXPORT void mpi_comm_test_inter(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_comm_test_inter(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    tdm_f_comm_test_inter(TDM_LANG_FORTRAN, comm, flag, ierr);
+}
+TDM_EXPORT void MPI_COMM_TEST_INTER(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void MPI_COMM_TEST_INTER(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    tdm_f_comm_test_inter(TDM_LANG_FORTRAN, comm, flag, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
+void mpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    tdm_f_comm_test_inter(TDM_LANG_F08, comm, flag, ierr);
+}
+
+#endif
+static void tdm_f_comm_remote_size(int lang, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Comm_remote_size(lang, c_comm, (int *)size);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void mpi_comm_remote_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_remote_size__(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void mpi_comm_remote_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_remote_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+TDM_EXPORT void MPI_COMM_REMOTE_SIZE(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void MPI_COMM_REMOTE_SIZE(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_size(TDM_LANG_FORTRAN, comm, size, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
+void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_size(TDM_LANG_F08, comm, size, ierr);
+}
+
+#endif
+static void tdm_f_comm_remote_group(int lang, MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Group c_group = MPI_GROUP_NULL;
+    rc = tdm_dispatch_Comm_remote_group(lang, c_comm, &c_group);
+    if (rc == MPI_SUCCESS) *group = MPI_Group_c2f(c_group);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void mpi_comm_remote_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_remote_group__(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void mpi_comm_remote_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_remote_group(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+TDM_EXPORT void MPI_COMM_REMOTE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void MPI_COMM_REMOTE_GROUP(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_group(TDM_LANG_FORTRAN, comm, group, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
+void mpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
+{
+    tdm_f_comm_remote_group(TDM_LANG_F08, comm, group, ierr);
+}
+
+#endif
+static void tdm_f_comm_set_name(int lang, MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    char *c_comm_name = tdm_f_string(comm_name, comm_name_len);
+    if (c_comm_name == NULL) { rc = tdm_f_no_memory("MPI_Comm_set_name"); goto done; }
+    rc = tdm_dispatch_Comm_set_name(lang, c_comm, c_comm_name);
+done:
+    free(c_comm_name);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
+void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    tdm_f_comm_set_name(TDM_LANG_FORTRAN, comm, comm_name, ierr, comm_name_len);
+}
+TDM_EXPORT void mpi_comm_set_name__(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
+void mpi_comm_set_name__(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    tdm_f_comm_set_name(TDM_LANG_FORTRAN, comm, comm_name, ierr, comm_name_len);
+}
+TDM_EXPORT void mpi_comm_set_name(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
+void mpi_comm_set_name(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    tdm_f_comm_set_name(TDM_LANG_FORTRAN, comm, comm_name, ierr, comm_name_len);
+}
+TDM_EXPORT void MPI_COMM_SET_NAME(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
+void MPI_COMM_SET_NAME(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    tdm_f_comm_set_name(TDM_LANG_FORTRAN, comm, comm_name, ierr, comm_name_len);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
+void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
+{
+    tdm_f_comm_set_name(TDM_LANG_F08, comm, comm_name, ierr, comm_name_len);
+}
+
+#endif
+static void tdm_f_comm_set_errhandler(int lang, MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Errhandler c_errhandler = MPI_Errhandler_f2c(*errhandler);
+    rc = tdm_dispatch_Comm_set_errhandler(lang, c_comm, c_errhandler);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void mpi_comm_set_errhandler__(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_set_errhandler__(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void mpi_comm_set_errhandler(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_set_errhandler(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void MPI_COMM_SET_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void MPI_COMM_SET_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_errhandler(TDM_LANG_F08, comm, errhandler, ierr);
+}
+
+#endif
+static void tdm_f_comm_get_errhandler(int lang, MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
+    rc = tdm_dispatch_Comm_get_errhandler(lang, c_comm, &c_errhandler);
+    if (rc == MPI_SUCCESS) *errhandler = MPI_Errhandler_c2f(c_errhandler);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void mpi_comm_get_errhandler__(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_get_errhandler__(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void mpi_comm_get_errhandler(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_get_errhandler(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+TDM_EXPORT void MPI_COMM_GET_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void MPI_COMM_GET_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_errhandler(TDM_LANG_FORTRAN, comm, errhandler, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
+void mpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_errhandler(TDM_LANG_F08, comm, errhandler, ierr);
+}
+
+#endif
+static void tdm_f_comm_call_errhandler(int lang, MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Comm_call_errhandler(lang, c_comm, (int)*errorcode);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    tdm_f_comm_call_errhandler(TDM_LANG_FORTRAN, comm, errorcode, ierr);
+}
+TDM_EXPORT void mpi_comm_call_errhandler__(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void mpi_comm_call_errhandler__(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    tdm_f_comm_call_errhandler(TDM_LANG_FORTRAN, comm, errorcode, ierr);
+}
+TDM_EXPORT void mpi_comm_call_errhandler(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void mpi_comm_call_errhandler(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    tdm_f_comm_call_errhandler(TDM_LANG_FORTRAN, comm, errorcode, ierr);
+}
+TDM_EXPORT void MPI_COMM_CALL_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void MPI_COMM_CALL_ERRHANDLER(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    tdm_f_comm_call_errhandler(TDM_LANG_FORTRAN, comm, errorcode, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
+void mpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
+{
+    tdm_f_comm_call_errhandler(TDM_LANG_F08, comm, errorcode, ierr);
+}
+
+#endif
+static void tdm_f_comm_set_info(int lang, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    rc = tdm_dispatch_Comm_set_info(lang, c_comm, c_info);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
+void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_info(TDM_LANG_FORTRAN, comm, info, ierr);
+}
+TDM_EXPORT void mpi_comm_set_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
+void mpi_comm_set_info__(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_info(TDM_LANG_FORTRAN, comm, info, ierr);
+}
+TDM_EXPORT void mpi_comm_set_info(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
+void mpi_comm_set_info(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_info(TDM_LANG_FORTRAN, comm, info, ierr);
+}
+TDM_EXPORT void MPI_COMM_SET_INFO(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
+void MPI_COMM_SET_INFO(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_info(TDM_LANG_FORTRAN, comm, info, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
+void mpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
+{
+    tdm_f_comm_set_info(TDM_LANG_F08, comm, info, ierr);
+}
+
+#endif
+static void tdm_f_comm_get_info(int lang, MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    MPI_Info c_info_used = MPI_INFO_NULL;
+    rc = tdm_dispatch_Comm_get_info(lang, c_comm, &c_info_used);
+    if (rc == MPI_SUCCESS) *info_used = MPI_Info_c2f(c_info_used);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
+void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_info(TDM_LANG_FORTRAN, comm, info_used, ierr);
+}
+TDM_EXPORT void mpi_comm_get_info__(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
+void mpi_comm_get_info__(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_info(TDM_LANG_FORTRAN, comm, info_used, ierr);
+}
+TDM_EXPORT void mpi_comm_get_info(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
+void mpi_comm_get_info(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_info(TDM_LANG_FORTRAN, comm, info_used, ierr);
+}
+TDM_EXPORT void MPI_COMM_GET_INFO(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
+void MPI_COMM_GET_INFO(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_info(TDM_LANG_FORTRAN, comm, info_used, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
+void mpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    tdm_f_comm_get_info(TDM_LANG_F08, comm, info_used, ierr);
+}
+
+#endif
+static void tdm_f_intercomm_create(int lang, MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_local_comm = MPI_Comm_f2c(*local_comm);
+    MPI_Comm c_peer_comm = MPI_Comm_f2c(*peer_comm);
+    MPI_Comm c_newintercomm = MPI_COMM_NULL;
+    rc = tdm_dispatch_Intercomm_create(lang, c_local_comm, (int)*local_leader, c_peer_comm, (int)*remote_leader, (int)*tag, &c_newintercomm);
+    if (rc == MPI_SUCCESS) *newintercomm = MPI_Comm_c2f(c_newintercomm);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
+void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_create(TDM_LANG_FORTRAN, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr);
+}
+TDM_EXPORT void mpi_intercomm_create__(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
+void mpi_intercomm_create__(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_create(TDM_LANG_FORTRAN, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr);
+}
+TDM_EXPORT void mpi_intercomm_create(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
+void mpi_intercomm_create(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_create(TDM_LANG_FORTRAN, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr);
+}
+TDM_EXPORT void MPI_INTERCOMM_CREATE(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
+void MPI_INTERCOMM_CREATE(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_create(TDM_LANG_FORTRAN, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
+void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
+{
+    tdm_f_intercomm_create(TDM_LANG_F08, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierr);
+}
+
+#endif
+static void tdm_f_cart_map(int lang, MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    int c_periods_stack[TDM_F_STACK_ITEMS];
+    int *c_periods = NULL;
+    int c_periods_n = 0;
+    c_periods_n = (int)*ndims;
+    c_periods = TDM_F_ARRAY(c_periods_stack, c_periods_n);
+    if (c_periods == NULL) { rc = tdm_f_no_memory("MPI_Cart_map"); goto done; }
+    for (int i = 0; i < c_periods_n; i++) c_periods[i] = tdm_f_logical(periods[i]);
+    rc = tdm_dispatch_Cart_map(lang, c_comm, (int)*ndims, (int *)dims, c_periods, (int *)newrank);
+done:
+    TDM_F_ARRAY_FREE(c_periods, c_periods_stack);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_cart_map(TDM_LANG_FORTRAN, comm, ndims, dims, periods, newrank, ierr);
+}
+TDM_EXPORT void mpi_cart_map__(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_cart_map__(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_cart_map(TDM_LANG_FORTRAN, comm, ndims, dims, periods, newrank, ierr);
+}
+TDM_EXPORT void mpi_cart_map(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_cart_map(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_cart_map(TDM_LANG_FORTRAN, comm, ndims, dims, periods, newrank, ierr);
+}
+TDM_EXPORT void MPI_CART_MAP(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void MPI_CART_MAP(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_cart_map(TDM_LANG_FORTRAN, comm, ndims, dims, periods, newrank, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_cart_map(TDM_LANG_F08, comm, ndims, dims, periods, newrank, ierr);
+}
+
+#endif
+static void tdm_f_graph_map(int lang, MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    rc = tdm_dispatch_Graph_map(lang, c_comm, (int)*nnodes, (int *)indx, (int *)edges, (int *)newrank);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_graph_map(TDM_LANG_FORTRAN, comm, nnodes, indx, edges, newrank, ierr);
+}
+TDM_EXPORT void mpi_graph_map__(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_graph_map__(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_graph_map(TDM_LANG_FORTRAN, comm, nnodes, indx, edges, newrank, ierr);
+}
+TDM_EXPORT void mpi_graph_map(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_graph_map(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_graph_map(TDM_LANG_FORTRAN, comm, nnodes, indx, edges, newrank, ierr);
+}
+TDM_EXPORT void MPI_GRAPH_MAP(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void MPI_GRAPH_MAP(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_graph_map(TDM_LANG_FORTRAN, comm, nnodes, indx, edges, newrank, ierr);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
+void mpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *indx, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
+{
+    tdm_f_graph_map(TDM_LANG_F08, comm, nnodes, indx, edges, newrank, ierr);
+}
+
+#endif
+static void tdm_f_file_open(int lang, MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    char *c_filename = tdm_f_string(filename, filename_len);
+    MPI_Info c_info = MPI_Info_f2c(*info);
+    MPI_File c_fh = MPI_FILE_NULL;
+    if (c_filename == NULL) { rc = tdm_f_no_memory("MPI_File_open"); goto done; }
+    rc = tdm_dispatch_File_open(lang, c_comm, c_filename, (int)*amode, c_info, &c_fh);
+    if (rc == MPI_SUCCESS) *fh = MPI_File_c2f(c_fh);
+done:
+    free(c_filename);
+    if (ierr != NULL)
+        *ierr = (MPI_Fint)rc;
+}
+
+TDM_EXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len);
+void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    tdm_f_file_open(TDM_LANG_FORTRAN, comm, filename, amode, info, fh, ierr, filename_len);
+}
+TDM_EXPORT void mpi_file_open__(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len);
+void mpi_file_open__(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    tdm_f_file_open(TDM_LANG_FORTRAN, comm, filename, amode, info, fh, ierr, filename_len);
+}
+TDM_EXPORT void mpi_file_open(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len);
+void mpi_file_open(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    tdm_f_file_open(TDM_LANG_FORTRAN, comm, filename, amode, info, fh, ierr, filename_len);
+}
+TDM_EXPORT void MPI_FILE_OPEN(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len);
+void MPI_FILE_OPEN(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    tdm_f_file_open(TDM_LANG_FORTRAN, comm, filename, amode, info, fh, ierr, filename_len);
+}
+
+#if TDM_F08 != TDM_F08_NONE
+TDM_EXPORT void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len);
+void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierr, size_t filename_len)
+{
+    tdm_f_file_open(TDM_LANG_F08, comm, filename, amode, info, fh, ierr, filename_len);
 }
 
 #endif

@@ -255,6 +255,8 @@ int tdm_hook_Raccumulate(int lang, const void *origin_addr, int origin_count, MP
 int tdm_hook_Raccumulate_c(int lang, const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
 #endif
 int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int tdm_hook_Comm_get_attr(int lang, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int tdm_hook_Comm_set_errhandler(int lang, MPI_Comm comm, MPI_Errhandler errhandler);
 int tdm_hook_T_pvar_get_num(int lang, int *num_pvar);
 int tdm_hook_T_pvar_get_info(int lang, int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
 int tdm_hook_T_pvar_get_index(int lang, const char *name, int var_class, int *pvar_index);

@@ -212,3 +212,30 @@ def test_help_names_the_works_it_follows_and_stays_in_the_repository():
     assert "halo: APSM's ghost-cell exchange" in bench
     assert "nbc: FastMPJ's micro" in bench  # argparse may break micro-benchmark
     assert "ioapp: FastMPJ's I/O application" in bench
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_run_launches_progress_processes_the_program_does_not_see(mpi):
+    """--ghosts 1 launches a third process beside the 2 ranks; the program
+    (tests/c/world.c) sees a world of 2, as without it."""
+    program = build_for(mpi).directory / "tests" / "test_world"
+    result = tandem("run", "-q", "-n", "2", "--ghosts", "1", "--mpi", mpi, str(program))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines().count("size 2") == 2 and result.stdout.endswith("== ok\n")
+    dry = tandem("run", "-n", "2", "--ghosts", "1", "--mpi", mpi, "--dry-run", str(program))
+    assert "TANDEM_GHOSTS" in dry.stdout and " 3 " in dry.stdout
+
+
+def test_progress_processes_need_a_host_with_more_processes_and_tandem():
+    program = build_for("mpich").directory / "tests" / "test_world"
+    result = tandem("run", "-q", "-n", "1", "--mpi", "mpich", "-e", "TANDEM_GHOSTS=1", str(program))
+    assert result.returncode == 1
+    assert (
+        "TANDEM_GHOSTS=1: a host runs only 1 process, and each needs more than 1: the "
+        "application's ranks and 1 progress process (tandem run -n N --ghosts 1 launches N + 1 "
+        "per host); stopping" in result.stderr
+    )
+    result = tandem("run", "-n", "2", "--ghosts", "1", "--no-tandem", str(program))
+    assert "--ghosts needs Tandem" in result.stderr
+    result = tandem("run", "-n", "2", "--ghosts", "65", str(program))
+    assert "--ghosts 65: expected 0 to 64 progress processes per host" in result.stderr
