@@ -33,14 +33,14 @@
 #include "stats.h"
 
 struct grid {
-    int nx, ny, nz;    /* nz: this rank's planes, without the two ghosts */
-    size_t plane;      /* cells per plane */
-    double *cells[2];  /* each nz + 2 planes: ghost 0, planes 1..nz, ghost nz + 1 */
-    MPI_Win win[2];    /* a window over each copy */
+    int nx, ny, nz;   /* nz: this rank's planes, without the two ghosts */
+    size_t plane;     /* cells per plane */
+    double *cells[2]; /* each nz + 2 planes: ghost 0, planes 1..nz, ghost nz + 1 */
+    MPI_Win win[2];   /* a window over each copy */
     int rank, size;
-    int below, above;  /* neighbour ranks, or MPI_PROC_NULL */
-    int below_nz;      /* the planes of the rank below */
-    long z0;           /* this rank's first plane in the whole grid */
+    int below, above; /* neighbour ranks, or MPI_PROC_NULL */
+    int below_nz;     /* the planes of the rank below */
+    long z0;          /* this rank's first plane in the whole grid */
 };
 
 static int planes_of(int edge, int size, int rank)
@@ -100,8 +100,8 @@ static int get_halos(struct grid *g, int from, MPI_Request *req)
     int n = 0, count = (int)g->plane;
     double *u = g->cells[from];
     if (g->below != MPI_PROC_NULL) /* its last plane, nz, into ghost 0 */
-        MPI_Rget(u, count, MPI_DOUBLE, g->below, (MPI_Aint)g->below_nz * (MPI_Aint)g->plane,
-                 count, MPI_DOUBLE, g->win[from], &req[n++]);
+        MPI_Rget(u, count, MPI_DOUBLE, g->below, (MPI_Aint)g->below_nz * (MPI_Aint)g->plane, count,
+                 MPI_DOUBLE, g->win[from], &req[n++]);
     if (g->above != MPI_PROC_NULL) /* its first plane, 1, into ghost nz + 1 */
         MPI_Rget(u + (size_t)(g->nz + 1) * g->plane, count, MPI_DOUBLE, g->above,
                  (MPI_Aint)g->plane, count, MPI_DOUBLE, g->win[from], &req[n++]);
