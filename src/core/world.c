@@ -44,8 +44,8 @@ int tdm_world_start(void)
     int rc, rank, local, local_size, too_few, fewest;
     MPI_Comm host = MPI_COMM_NULL, own = MPI_COMM_NULL;
     TDM_CALL_MPI(rc, PMPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    TDM_CALL_MPI(rc, PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
-                                          MPI_INFO_NULL, &host));
+    TDM_CALL_MPI(
+        rc, PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
     TDM_CALL_MPI(rc, PMPI_Comm_rank(host, &local));
     TDM_CALL_MPI(rc, PMPI_Comm_size(host, &local_size));
     too_few = local_size <= ghosts;
