@@ -312,14 +312,44 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(
             f"--sizes {args.sizes}: expected byte counts separated by commas"
         ) from None
+    ranks_text = args.ranks or ("2,4" if args.which == "apps" else "1,2,4")
     try:
-        ranks = [int(n) for n in args.ranks.split(",")]
+        ranks = [int(n) for n in ranks_text.split(",")]
     except ValueError:
-        raise TandemError(f"--ranks {args.ranks}: expected rank counts such as 1,2,4") from None
-    if "shaped" in transports and args.which not in ("io", "monitor"):  # those run on shm only
+        raise TandemError(f"--ranks {ranks_text}: expected rank counts such as 1,2,4") from None
+    if any(n < 1 for n in ranks):
+        raise TandemError(f"--ranks {ranks_text}: a rank count must be at least 1")
+    if args.which != "apps" and (args.npb or args.npb_build or args.apps or args.configs):
+        raise TandemError("--npb, --npb-build, --apps and --configs belong to tandem bench apps")
+    # io, monitor and apps run on the MPI's own transports of one host only
+    if "shaped" in transports and args.which not in ("io", "monitor", "apps"):
         bench.shaped_network(args.rate)
     out = Path(args.out or time.strftime(f"tandem-bench-{args.which}-%Y%m%d-%H%M%S")).absolute()
-    if args.which == "halo":
+    if args.which == "apps":
+        from . import apps
+
+        chosen = apps.parse_apps(args.apps or apps.DEFAULT_APPS)
+        names = args.configs.split(",") if args.configs else None
+        unknown = [n for n in names or [] if n not in apps.CONFIG_NAMES]
+        if unknown:
+            raise TandemError(
+                f"--configs {args.configs}: {unknown[0]!r} is not one of "
+                f"{', '.join(apps.CONFIG_NAMES)}"
+            )
+        path = apps.apps(
+            builds,
+            chosen,
+            ranks,
+            args.rounds,
+            out,
+            args.timeout,
+            Path(args.npb) if args.npb else None,
+            args.npb_build,
+            (args.cells, args.halo_bytes, args.steps, args.trials),
+            names,
+        )
+        pictures = ["apps.png"]
+    elif args.which == "halo":
         path = bench.halo(
             builds,
             transports,
@@ -591,7 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench",
         help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma, "
-        "smb, heat)",
+        "smb, heat, apps)",
     )
     bench.add_argument(
         "which",
@@ -609,6 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
             "rma",
             "smb",
             "heat",
+            "apps",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -624,7 +655,9 @@ def build_parser() -> argparse.ArgumentParser:
         "smb: host overhead and availability of MPI_Get and MPI_Put (Sandia's SMB test as "
         "DART-MPI's paper adapted it), the target computing too; --trials: iterations per "
         "work count; heat: DART-MPI's 3D heat conduction, halos read with MPI_Rget, "
-        "blocking and overlapped (--cells, --steps, --ranks)",
+        "blocking and overlapped (--cells, --steps, --ranks); apps: real applications, the "
+        "NAS Parallel Benchmarks 3.4 (--npb PATH) and the ghost-cell kernel, native against "
+        "Tandem's default, drive and proxy",
     )
     bench.add_argument(
         "--mpi",
@@ -652,22 +685,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="trials per size inside one run (default: %(default)s)",
     )
     bench.add_argument(
-        "--ranks", default="1,2,4", help="halo, io, monitor: rank counts (default: %(default)s)"
+        "--ranks",
+        help="halo, io, monitor, nbc, post, ioapp, apps: rank counts (default: 1,2,4; apps: 2,4)",
+    )
+    bench.add_argument(
+        "--npb",
+        metavar="PATH",
+        help="apps: an NPB 3.4 MPI source tree (NPB3.4-MPI); it is copied and built outside "
+        "Tandem's repository, never changed",
+    )
+    bench.add_argument(
+        "--npb-build",
+        metavar="DIR",
+        help="apps: where NPB is copied and built, one directory per MPI, kept for the next "
+        "run (default: tandem-npb-HASH in the system's temporary directory)",
+    )
+    bench.add_argument(
+        "--apps",
+        metavar="LIST",
+        help="apps: NPB benchmarks as NAME.CLASS and 'halo', the ghost-cell kernel "
+        "(default: CG.A,MG.A,FT.A,LU.A,halo)",
+    )
+    bench.add_argument(
+        "--configs",
+        metavar="LIST",
+        help="apps: only these of native, tandem-default, tandem-drive, tandem-proxy "
+        "(default: all)",
     )
     bench.add_argument(
         "--cells",
         type=int,
         default=1 << 22,
-        help="halo: doubles in the whole domain (default: %(default)s)",
+        help="halo, apps: doubles in the whole domain (default: %(default)s)",
     )
     bench.add_argument(
         "--halo-bytes",
         type=int,
         default=1 << 20,
-        help="halo: bytes sent to each neighbour per step (default: %(default)s)",
+        help="halo, apps: bytes sent to each neighbour per step (default: %(default)s)",
     )
     bench.add_argument(
-        "--steps", type=int, default=10, help="halo: steps per trial (default: %(default)s)"
+        "--steps", type=int, default=10, help="halo, apps: steps per trial (default: %(default)s)"
     )
     bench.add_argument(
         "--io-bytes",
