@@ -484,8 +484,8 @@ def apps(
 
     def configs_of(build):
         configs = with_also(app_configs(build))
-        if config_names:
-            configs = [c for c in configs if c.name.partition("+")[0] in config_names]
+        if config_names:  # as the table names them: with --also's suffix, if any
+            configs = [c for c in configs if c.name in config_names]
         return configs
 
     records, problems = [], []

@@ -330,7 +330,7 @@ def command_bench(args: argparse.Namespace) -> int:
 
         chosen = apps.parse_apps(args.apps or apps.DEFAULT_APPS)
         names = args.configs.split(",") if args.configs else None
-        unknown = [n for n in names or [] if n not in apps.CONFIG_NAMES]
+        unknown = [n for n in names or [] if n.partition("+")[0] not in apps.CONFIG_NAMES]
         if unknown:
             raise TandemError(
                 f"--configs {args.configs}: {unknown[0]!r} is not one of "
@@ -709,8 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--configs",
         metavar="LIST",
-        help="apps: only these of native, tandem-default, tandem-drive, tandem-proxy "
-        "(default: all)",
+        help="apps: only these of native, tandem-default, tandem-drive, tandem-proxy, named "
+        "as the table names them (with --also: also NAME+VAR=VALUE) (default: all)",
     )
     bench.add_argument(
         "--cells",
