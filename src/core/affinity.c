@@ -183,6 +183,28 @@ int tdm_affinity_share_node_except(pthread_t thread, int cpu)
     return pthread_setaffinity_np(thread, sizeof set, &set) == 0 ? 0 : -1;
 }
 
+int tdm_affinity_host_cpus(MPI_Comm host)
+{
+    cpu_set_t mine, *all;
+    int size = 0;
+    PMPI_Comm_size(host, &size);
+    CPU_ZERO(&mine);
+    sched_getaffinity(0, sizeof mine, &mine);
+    if (size < 1 || !(all = malloc(sizeof mine * (size_t)size)))
+        return -1;
+    int cpus = -1;
+    if (PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, host) ==
+        MPI_SUCCESS) {
+        cpu_set_t bound;
+        CPU_ZERO(&bound);
+        for (int i = 0; i < size; i++)
+            CPU_OR(&bound, &bound, &all[i]);
+        cpus = CPU_COUNT(&bound);
+    }
+    free(all);
+    return cpus;
+}
+
 void tdm_affinity_forget(void)
 {
     node_cpus_known = 0;

@@ -2,6 +2,7 @@
 #ifndef TDM_AFFINITY_H
 #define TDM_AFFINITY_H
 
+#include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -38,6 +39,13 @@ int tdm_affinity_core_each(void);
    ranks may run on twice as many CPUs as there are ranks (unbound ranks on
    a large host). 0 when the node's CPUs are not known. */
 int tdm_affinity_spare_for(int cpu);
+
+/* How many CPUs the ranks of 'host', a communicator of ranks that share
+   one host, may run on, all together: the union of their affinity masks
+   (each rank's own, set by the launcher or inherited: Open MPI binds 2
+   ranks to a core each, 4 ranks on 2 cores to both; MPICH binds none).
+   Collective over 'host'; application thread. -1 if it failed. */
+int tdm_affinity_host_cpus(MPI_Comm host);
 
 /* Drop what tdm_affinity_choose learnt. In MPI_Finalize. */
 void tdm_affinity_forget(void);

@@ -48,12 +48,15 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|aut
            "progress thread, which completes them with MPI_Testsome, and the application "
            "gets a generalized request whose MPI_Wait sleeps instead of spinning); or auto, "
            "the default: drive, waiting on the sockets (TANDEM_POLL=event), where the job's "
-           "ranks span hosts, and off where they all run on one host (the decision table "
-           "and its measurements: docs/AUTO.md; TANDEM_VERBOSE=1 says which and why).",
-           "proxy on one host with more ranks than cores, on MPICH: a 4-rank ghost-cell step on 2 "
-           "cores took 4.81 ms against 8.01 natively (auto: off, as native) over shared memory, "
-           "6.83 against 20.00 over TCP (\"Ghost-cell exchange (strong scaling)\"); auto already "
-           "runs drive where the ranks span hosts.")
+           "ranks span hosts, and off where they all run on one host, there with waits that "
+           "sleep between their polls where the ranks outnumber the host's CPUs (TANDEM_WAIT; "
+           "the decision table and its measurements: docs/AUTO.md; TANDEM_VERBOSE=1 says which "
+           "and why).",
+           "proxy on one host with more ranks than cores over TCP, on MPICH: a 4-rank ghost-cell "
+           "step on 2 cores took 6.83 ms against 20.00 natively (\"Ghost-cell exchange (strong "
+           "scaling)\"); over shared memory auto's sleeping waits do as well (\"Real "
+           "applications: NPB and ghost cells\"); auto already runs drive where the ranks span "
+           "hosts.")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
            "How the progress thread waits between two polls: yield the CPU (the "
            "default: measured best on a shared core; it does not yield while an "
@@ -74,7 +77,11 @@ TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "sleeps, leaving the core to a progress thread of another rank of the node). auto "
            "lends when the progress thread has no spare core, to peers not reached through "
            "the MPI library's shared memory, and sleeps only while a progress thread of "
-           "another rank runs on its core (with TANDEM_PROGRESS_CPUS=none: while one has work).",
+           "another rank runs on its core (with TANDEM_PROGRESS_CPUS=none: while one has work). "
+           "While TANDEM_PROGRESS is off, lend makes every blocking wait (those calls at any "
+           "size, and MPI_Wait, Waitall, Waitany and Waitsome) poll and sleep between its "
+           "polls, leaving the core to the host's other ranks, and auto does so where the job "
+           "runs on one host whose ranks outnumber the CPUs they may run on.",
            "spin where a program waits at once for large receives over shared memory (nothing to "
            "overlap): Open MPI 4 MiB Irecv + Wait against a blocked MPI_Send 0.19 ms against "
            "0.25-0.33 with auto (README, known issues; \"Off a lent core while the application "

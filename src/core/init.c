@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "coll/schedule.h"
+#include "core/affinity.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -41,6 +42,9 @@ static int app_thread_level = MPI_THREAD_SINGLE;
 
 /* What TANDEM_PROGRESS=auto chose and why (empty where it was set). */
 static char auto_reason[160];
+
+/* Why the waits sleep without a progress thread (empty where they do not). */
+static char nap_reason[200];
 
 static const char *thread_level_name(int level)
 {
@@ -89,6 +93,10 @@ static void print_configuration(int lang, int granted)
         tdm_log_info("blocking sends and receives above the eager limit lend their core while "
                      "they wait, with %s",
                      tdm_lend_scope());
+    if (tdm_waits_nap())
+        tdm_log_info("waits sleep between their polls (blocking sends and receives, MPI_Wait, "
+                     "Waitall, Waitany, Waitsome): %s",
+                     nap_reason);
     for (int i = 0; i < TDM_CFG_COUNT; i++) {
         char value[256];
         tdm_config_format(&tdm_config_table[i], &tdm_config[i], value, sizeof value);
@@ -106,7 +114,8 @@ static void print_configuration(int lang, int granted)
        unless TANDEM_POLL says otherwise): over a network shaped to 2 Gbit/s
        it hid 95-100% of a 4 MiB transfer while one side computed, at the
        network's speed, where the MPI library alone hid 4-10% (both MPIs);
-     - every rank on this host: off. There the MPI library moves messages
+     - every rank on this host: off (and waits_nap decides how the waits
+       wait). There the MPI library moves messages
        through its shared memory by itself, and without a spare core
        Tandem's thread hid 0-9% more of a receiver's transfer, made some
        transfers up to 1.7 times slower, and the thread level slows every
@@ -134,6 +143,49 @@ static int auto_progress(char *reason, size_t size)
     if (!tdm_config[TDM_CFG_POLL].from_env)
         tdm_config[TDM_CFG_POLL].number = TDM_POLL_EVENT;
     return TDM_PROGRESS_DRIVE;
+}
+
+/* How many CPUs the ranks of a one-host job may run on, all together, or
+   -1 where the job spans hosts, has one rank, or the launch's shape is
+   unknown. Collective over MPI_COMM_WORLD in a one-host job: every rank
+   with Tandem enabled calls it in MPI_Init, whatever its own TANDEM_WAIT
+   and TANDEM_PROGRESS and whether its progress thread started, so that
+   ranks whose settings differ still meet in it. */
+static int one_host_cpus(void)
+{
+    int world, local;
+    if (tdm_impl_launch_shape(&world, &local) != 0 || local < world || world < 2)
+        return -1;
+    return tdm_affinity_host_cpus(MPI_COMM_WORLD);
+}
+
+/* Without a progress thread, how the waits wait (TANDEM_WAIT; docs/AUTO.md):
+   spin inside the MPI library, as without Tandem, or poll and sleep between
+   the polls (tdm_nap_init). auto sleeps where the job runs on one host whose
+   ranks outnumber the 'cpus' they may run on (one_host_cpus): there a wait
+   that spins holds a CPU that another rank needs to compute or to send what
+   it waits for, and sleeping waits ran NPB's CG in 0.16 times native's time
+   on 4 MPICH ranks on 2 cores, LU in 0.08, MG in 0.51 and the ghost cells
+   in 0.75, Open MPI's (which yields by itself there) within native's spread
+   or below (docs/PERFORMANCE.md, "Real applications: NPB and ghost cells").
+   With a CPU per rank a sleeping wait only answers later. 'reason' says
+   why, for TANDEM_VERBOSE=1. */
+static int waits_nap(int cpus, char *reason, size_t size)
+{
+    int world = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    switch ((int)TDM_CONFIG_NUMBER(WAIT)) {
+    case TDM_WAIT_SPIN: return 0;
+    case TDM_WAIT_LEND: snprintf(reason, size, "TANDEM_WAIT=lend"); return 1;
+    default:
+        if (cpus < 1 || world <= cpus)
+            return 0;
+        snprintf(reason, size,
+                 "all %d ranks run on this host, on %d CPU%s, where a wait that spun would hold a "
+                 "CPU another rank needs (TANDEM_WAIT=auto)",
+                 world, cpus, cpus == 1 ? "" : "s");
+        return 1;
+    }
 }
 
 /* TANDEM_STRICT=1: where any rank's configuration warned, every rank says
@@ -233,8 +285,12 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
                      rc);
         tdm_active = tdm_trace_on = 0;
     }
+    nap_reason[0] = '\0';
+    int host_cpus = disabled ? -1 : one_host_cpus();
     if (tdm_active && tdm_progress_running)
         tdm_lend_init(tdm_progress_cpu() >= 0);
+    else if (tdm_active && waits_nap(host_cpus, nap_reason, sizeof nap_reason))
+        tdm_nap_init();
     if (tdm_lend_scope()) /* a rank that lends its core may take another's thread */
         tdm_progress_share_node(!tdm_impl_node_uses_shm());
     if (tdm_active) {

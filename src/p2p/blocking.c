@@ -21,7 +21,13 @@
  * and sleeps only while a progress thread of this node has work
  * (tdm_node_borrowers); lend always sleeps. While it lends, the waiter
  * publishes its CPU (tdm_node_lend), and such a thread moves there while its
- * own application computes. Application threads.
+ * own application computes.
+ *
+ * Without a progress thread (tdm_nap_init: TANDEM_WAIT=lend, or auto on a
+ * host whose ranks outnumber its CPUs) the same waits, at any size, and
+ * MPI_Wait, Waitall, Waitany and Waitsome (completion.c) always sleep
+ * between their polls: there the CPU goes to the host's other ranks, which
+ * compute or send what the waiter waits for. Application threads.
  */
 #include <mpi.h>
 #include <sched.h>
@@ -40,6 +46,7 @@
 static struct {
     int mode;     /* TDM_LEND_* */
     int node_shm; /* node mates talk through the MPI library's shared memory */
+    int naps;     /* no progress thread: every wait sleeps between its polls */
 } lend;
 
 enum {
@@ -47,8 +54,6 @@ enum {
     TDM_LEND_REMOTE = 1, /* peers not reached through shared memory */
     TDM_LEND_ALWAYS = 2
 };
-
-enum { WAIT_AUTO = 0, WAIT_SPIN = 1, WAIT_LEND = 2 }; /* TANDEM_WAIT's choices */
 
 /* How long a lending wait polls without sleeping before its first sleep: a
    message that arrives meanwhile costs no wake-up. No other value was
@@ -58,8 +63,8 @@ enum { SPIN_US = 50 };
 void tdm_lend_init(int thread_has_own_cpu)
 {
     switch ((int)TDM_CONFIG_NUMBER(WAIT)) {
-    case WAIT_LEND: lend.mode = TDM_LEND_ALWAYS; break;
-    case WAIT_SPIN: lend.mode = TDM_LEND_NEVER; break;
+    case TDM_WAIT_LEND: lend.mode = TDM_LEND_ALWAYS; break;
+    case TDM_WAIT_SPIN: lend.mode = TDM_LEND_NEVER; break;
     default:
         lend.mode = tdm_progress_strategy != TDM_PROGRESS_OFF && !thread_has_own_cpu
                         ? TDM_LEND_REMOTE
@@ -71,10 +76,51 @@ void tdm_lend_init(int thread_has_own_cpu)
 void tdm_lend_stop(void)
 {
     lend.mode = TDM_LEND_NEVER;
+    lend.naps = 0;
+}
+
+void tdm_nap_init(void)
+{
+    lend.mode = TDM_LEND_ALWAYS;
+    lend.node_shm = 0;
+    lend.naps = 1;
+}
+
+int tdm_waits_nap(void)
+{
+    return lend.naps;
+}
+
+void tdm_nap_start(tdm_nap *nap)
+{
+    nap->spin_end = PMPI_Wtime() + SPIN_US * 1e-6;
+    nap->pause = 0;
+    nap->slack = -1;
+}
+
+void tdm_nap_take(tdm_nap *nap)
+{
+    if (nap->pause == 0) {
+        if (PMPI_Wtime() < nap->spin_end)
+            return;
+        nap->slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+        nap->pause = 1;
+    }
+    tdm_pause_us(nap->pause);
+    nap->pause = nap->pause * 2 > TDM_PAUSE_MAX_US ? TDM_PAUSE_MAX_US : nap->pause * 2;
+}
+
+void tdm_nap_end(tdm_nap *nap)
+{
+    if (nap->slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)nap->slack, 0, 0, 0);
 }
 
 const char *tdm_lend_scope(void)
 {
+    if (lend.naps)
+        return NULL; /* no thread to lend to */
     return lend.mode == TDM_LEND_ALWAYS   ? "every peer"
            : lend.mode == TDM_LEND_REMOTE ? (lend.node_shm ? "sends to every peer, receives "
                                                              "from peers on other nodes"
@@ -122,6 +168,8 @@ static int lends(MPI_Count count, MPI_Datatype datatype, MPI_Comm comm, int peer
     if (__builtin_expect(lend.mode == TDM_LEND_NEVER, 1) || peer == MPI_PROC_NULL ||
         comm == MPI_COMM_NULL)
         return 0; /* a null communicator: the MPI library's own call reports it */
+    if (lend.naps)
+        return 1;
     int size = 0;
     if (tdm_impl_type_size(datatype, &size) != MPI_SUCCESS ||
         (long long)count * size <= tdm_eager_limit)

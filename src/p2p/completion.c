@@ -27,6 +27,7 @@
 #include "core/runtime.h"
 #include "impl/impl.h"
 #include "monitor/monitor.h"
+#include "p2p/blocking.h"
 #include "wrappers/gen_hooks.h"
 
 enum { STACK_REQUESTS = 32 };
@@ -151,8 +152,80 @@ static void proxies_wait_all(const proxy_set *ps)
             tdm_proxy_wait(ps->items[i]);
 }
 
+/* The waits of a host whose ranks outnumber its CPUs, without a progress
+   thread (tdm_waits_nap): the Test variant, polled with sleeps, which also
+   moves what only a test moves (the poll function of a generalized request,
+   ROMIO's nonblocking I/O on MPICH; MPI_Request_get_status does not call
+   it in MPICH 4.0.2). Each returns what the Wait variant would, with the
+   same MPI_UNDEFINED for an array of null or inactive requests; for
+   Waitall see nap_waitall. Without a progress thread nothing is counted
+   (tdm_progress_outstanding) and no proxy exists (the proxy strategy, the
+   MPI-IO offload and Tandem's nonblocking collectives need the thread), so
+   the tracker and the proxies have nothing to learn here. */
+static int nap_wait(MPI_Request *request, MPI_Status *status)
+{
+    tdm_nap nap;
+    tdm_nap_start(&nap);
+    int flag = 0, rc;
+    while ((rc = PMPI_Test(request, &flag, status)) == MPI_SUCCESS && !flag)
+        tdm_nap_take(&nap);
+    tdm_nap_end(&nap);
+    return rc;
+}
+
+static int nap_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    tdm_nap nap;
+    tdm_nap_start(&nap);
+    int flag = 0, rc;
+    while ((rc = PMPI_Testany(count, requests, index, &flag, status)) == MPI_SUCCESS && !flag)
+        tdm_nap_take(&nap);
+    tdm_nap_end(&nap);
+    return rc;
+}
+
+static int nap_waitsome(int count, MPI_Request requests[], int *outcount, int indices[],
+                        MPI_Status statuses[])
+{
+    tdm_nap nap;
+    tdm_nap_start(&nap);
+    int rc;
+    while ((rc = PMPI_Testsome(count, requests, outcount, indices, statuses)) == MPI_SUCCESS &&
+           *outcount == 0)
+        tdm_nap_take(&nap);
+    tdm_nap_end(&nap);
+    return rc;
+}
+
+/* Waitall as a sleeping wait for each request in turn (MPI_Test, which
+   also moves the others). Every request completes, also after one failed,
+   as in Open MPI's Waitall: then MPI_ERR_IN_STATUS, with each status's
+   MPI_ERROR its request's error or MPI_SUCCESS. MPICH's Waitall leaves the
+   requests after a failed one pending (MPI_ERR_PENDING), which MPI allows
+   as well, but a caller that ignores the statuses cannot tell which, and
+   MPICH 4.0.2's Testall, polled instead, returned MPI_SUCCESS there. Each
+   failed request's MPI_Test calls the communicator's error handler with
+   that request's error (the error test: tests/c/p2p_errors.c). */
+static int nap_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status own, *st = statuses == MPI_STATUSES_IGNORE ? &own : &statuses[i];
+        int rc = nap_wait(&requests[i], st);
+        if (rc != MPI_SUCCESS && !failed && statuses != MPI_STATUSES_IGNORE)
+            for (int k = 0; k < i; k++)
+                statuses[k].MPI_ERROR = MPI_SUCCESS;
+        failed |= rc != MPI_SUCCESS;
+        if (failed && statuses != MPI_STATUSES_IGNORE)
+            statuses[i].MPI_ERROR = rc;
+    }
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
 static int wait_(MPI_Request *request, MPI_Status *status)
 {
+    if (tdm_waits_nap())
+        return nap_wait(request, status);
     if (tdm_request_proxies_known() > 0) {
         tdm_proxy *proxy = tdm_proxy_hold(*request);
         if (proxy) {
@@ -213,6 +286,8 @@ static int wait_any_with_proxies(const proxy_set *ps, int count, MPI_Request req
 
 static int waitany_(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    if (tdm_waits_nap())
+        return nap_waitany(count, array_of_requests, index, status);
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);
@@ -279,6 +354,9 @@ static int wait_some_with_proxies(const proxy_set *ps, int incount, MPI_Request 
 static int waitsome_(int incount, MPI_Request array_of_requests[], int *outcount,
                      int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    if (tdm_waits_nap())
+        return nap_waitsome(incount, array_of_requests, outcount, array_of_indices,
+                            array_of_statuses);
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, incount);
@@ -320,6 +398,8 @@ static int testsome_(int incount, MPI_Request array_of_requests[], int *outcount
 
 static int waitall_(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+    if (tdm_waits_nap())
+        return nap_waitall(count, array_of_requests, array_of_statuses);
     snapshot s;
     proxy_set ps;
     snapshot_take(&s, array_of_requests, count);

@@ -14,6 +14,8 @@
                     meanwhile (its progress thread has work), which rank 1
                     matches after its receive.
      send           see send_while_receiver_computes.
+     wait           as without argument, rank 1 waiting in MPI_Irecv and
+                    MPI_Wait instead of MPI_Recv.
    The receiver checks the data. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -104,11 +106,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    int borrow = strcmp(mode, "borrow") == 0;
+    int borrow = strcmp(mode, "borrow") == 0, nonblocking = strcmp(mode, "wait") == 0;
     char *back = calloc(BYTES, 1);
     MPI_Request pending = MPI_REQUEST_NULL;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) { /* rank 1 waits in MPI_Recv */
+    if (rank == 0) { /* rank 1 waits in MPI_Recv (or MPI_Wait) */
         if (borrow)
             MPI_Irecv(back, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &pending);
         struct timespec pause = {0, 300 * 1000 * 1000};
@@ -121,7 +123,13 @@ int main(int argc, char **argv)
         struct rusage before, after;
         getrusage(RUSAGE_THREAD, &before);
         double wall = clock_s(CLOCK_MONOTONIC), cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
-        MPI_Recv(buf, BYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &st);
+        if (nonblocking) {
+            MPI_Request request;
+            MPI_Irecv(buf, BYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &request);
+            MPI_Wait(&request, &st);
+        } else {
+            MPI_Recv(buf, BYTES, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &st);
+        }
         cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu;
         wall = clock_s(CLOCK_MONOTONIC) - wall;
         getrusage(RUSAGE_THREAD, &after);

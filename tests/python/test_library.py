@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 from conftest import ROOT, build_for, launch, program_path
+from tandem.launch import launch_command, launcher_environment
 
 
 def test_bad_value_warns_with_variable_value_and_accepted_values(build):
@@ -529,6 +530,50 @@ def test_a_lending_wait_sleeps_while_a_thread_is_pinned_to_its_core(build):
     )
     assert blocked_sleeps(build, network, borrow=True) > LENDS
     assert blocked_sleeps(build, network) < LENDS
+
+
+def sleeps_on_cpus(build, cpus: str, env: dict[str, str], mode: str = "") -> int:
+    """blocked_sleeps for a launch whose two ranks may run on 'cpus' only
+    (taskset on the launcher, which the ranks inherit; Open MPI told not to
+    bind them): '0' stands for a host with fewer CPUs than ranks. 'mode'
+    "wait": the receive waits in MPI_Irecv + MPI_Wait."""
+    program = [program_path(build, "test_blocked_cpu")] + ([mode] if mode else [])
+    unbound = ["--bind-to", "none"] if build.family == "Open MPI" else []
+    command = ["taskset", "-c", cpus] + launch_command(build, 2, program, True, env, unbound)
+    result = subprocess.run(
+        command, capture_output=True, text=True, env=launcher_environment(build), timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = re.search(r"all right: wall ([\d.]+) s cpu [\d.]+ s sleeps (\d+)", result.stdout)
+    assert found and float(found.group(1)) > 0.25, result.stdout + result.stderr
+    return int(found.group(2))
+
+
+def test_auto_waits_sleep_where_the_hosts_ranks_outnumber_its_cpus(build):
+    """TANDEM_PROGRESS=auto on one host runs no progress thread; where the
+    host's ranks outnumber the CPUs they may run on (here both ranks on CPU
+    0), a blocked MPI_Recv and MPI_Wait poll and sleep between their polls
+    (TANDEM_WAIT=auto), which TANDEM_VERBOSE=1 says with the reason; with a
+    CPU per rank they spin inside the MPI library, as without Tandem.
+    TANDEM_WAIT=spin keeps them spinning anywhere, lend makes them sleep
+    anywhere."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs 2 CPUs: a CPU per rank")
+    verbose = {"TANDEM_VERBOSE": "1"}
+    for mode in ("", "wait"):
+        assert sleeps_on_cpus(build, "0", {}, mode) > LENDS
+        assert sleeps_on_cpus(build, "0-1", {}, mode) < LENDS
+    assert sleeps_on_cpus(build, "0", {"TANDEM_WAIT": "spin"}, "wait") < LENDS
+    assert sleeps_on_cpus(build, "0-1", {"TANDEM_WAIT": "lend"}, "wait") > LENDS
+    program = program_path(build, "test_init_thread")
+    crowded = launch(build, 4, ["taskset", "-c", "0", program], env=verbose)
+    assert crowded.returncode == 0, crowded.stderr
+    assert "TANDEM_PROGRESS=auto: off: all 4 ranks run on this host" in crowded.stderr
+    said = "waits sleep between their polls (blocking sends and receives, MPI_Wait"
+    assert said in crowded.stderr
+    assert "all 4 ranks run on this host, on 1 CPU, where a wait that spun" in crowded.stderr
+    roomy = launch(build, 2, [program], env=verbose)
+    assert roomy.returncode == 0 and said not in roomy.stderr, roomy.stderr
 
 
 def blocked_send(build, env: dict[str, str] | None) -> tuple[int, list[int]]:
