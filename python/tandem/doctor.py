@@ -52,11 +52,12 @@ def probe(build: Build) -> tuple[str, str]:
     return (version.group(1) if version else "unknown", level.group(1) if level else "unknown")
 
 
-def auto_decision(build: Build, nprocs: int) -> str:
+def auto_decision(build: Build, nprocs: int) -> tuple[str, str | None]:
     """What TANDEM_PROGRESS=auto decides on rank 0 of a launch of 'nprocs'
-    ranks of the probe, with Tandem preloaded."""
+    ranks of the probe, with Tandem preloaded, and why its waits sleep
+    between their polls (None where they spin, as without Tandem)."""
     if build.probe is None:
-        return "unknown (no probe in the build)"
+        return "unknown (no probe in the build)", None
     command = launch_command(build, nprocs, [str(build.probe)], env={"TANDEM_VERBOSE": "1"})
     result = subprocess.run(
         command,
@@ -67,9 +68,10 @@ def auto_decision(build: Build, nprocs: int) -> str:
         check=False,
     )
     found = re.search(r"TANDEM_PROGRESS=auto: (.*)", result.stderr)
+    naps = re.search(r"waits sleep between their polls \([^)]*\): (.*)", result.stderr)
     if found:
-        return found.group(1)
-    return f"unknown (the launch said: {result.stderr.strip()[-200:] or 'nothing'})"
+        return found.group(1), naps.group(1) if naps else None
+    return f"unknown (the launch said: {result.stderr.strip()[-200:] or 'nothing'})", None
 
 
 def examine(build: Build, nprocs: int) -> list[str]:
@@ -105,6 +107,12 @@ def examine(build: Build, nprocs: int) -> list[str]:
     elif spare > 0:
         state = f"{cores} cores for {nprocs} ranks: {spare} spare"
         advice = "fewer spare cores than ranks: the progress threads share cores with the ranks"
+    elif spare < 0:
+        state = f"{cores} cores for {nprocs} ranks: more ranks than cores"
+        advice = (
+            "the ranks take turns on the cores: a wait that spins holds one that another rank "
+            "needs, so on one host the default's waits sleep instead (docs/AUTO.md)"
+        )
     else:
         state = f"{cores} cores for {nprocs} ranks: no spare core"
         advice = (
@@ -131,7 +139,7 @@ def examine(build: Build, nprocs: int) -> list[str]:
                 "nothing to move in the background there: the MPI library copies the message",
             )
         )
-    decision = auto_decision(build, nprocs)
+    decision, naps = auto_decision(build, nprocs)
     if decision.startswith("drive"):
         advice = "the default runs a progress thread here; TANDEM_PROGRESS=off turns it off"
     elif decision.startswith("off"):
@@ -142,6 +150,14 @@ def examine(build: Build, nprocs: int) -> list[str]:
     else:
         advice = "run a program with TANDEM_VERBOSE=1 to see the decision"
     lines.append(finding(f"TANDEM_PROGRESS=auto on {nprocs} ranks", decision, advice))
+    if naps:
+        lines.append(
+            finding(
+                f"waits on {nprocs} ranks",
+                f"sleep between their polls: {naps}",
+                "TANDEM_WAIT=spin keeps them spinning inside the MPI library, as without Tandem",
+            )
+        )
     return lines
 
 

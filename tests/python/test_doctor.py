@@ -24,6 +24,18 @@ def test_doctor_reports_thread_level_cores_transport_and_the_auto_decision(build
     assert out.count("    -> ") == 4  # one line of advice per finding
 
 
+def test_doctor_says_that_waits_sleep_where_ranks_outnumber_the_cores(build):
+    cores = len(os.sched_getaffinity(0))
+    if cores > 3:
+        pytest.skip("needs more ranks than cores: 4 ranks on at most 3 cores")
+    result = tandem_cli("doctor", "--mpi", FAMILIES[build.family], "-n", "4")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"cores: {cores} cores for 4 ranks: more ranks than cores" in out
+    assert "waits on 4 ranks: sleep between their polls: all 4 ranks run on this host" in out
+    assert out.count("    -> ") == 5
+
+
 def test_doctor_names_sockets_between_node_mates_and_spare_cores(build):
     option = FAMILIES[build.family]
     variable = {"openmpi": "OMPI_MCA_btl", "mpich": "MPIR_CVAR_NOLOCAL"}[option]
