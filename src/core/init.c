@@ -147,7 +147,7 @@ static int auto_progress(char *reason, size_t size)
 
 /* How many CPUs the ranks of a one-host job may run on, all together, or
    -1 where the job spans hosts, has one rank, or the launch's shape is
-   unknown. Collective over MPI_COMM_WORLD in a one-host job: every rank
+   unknown. Collective over the application's world in a one-host job: every rank
    with Tandem enabled calls it in MPI_Init, whatever its own TANDEM_WAIT
    and TANDEM_PROGRESS and whether its progress thread started, so that
    ranks whose settings differ still meet in it. */
@@ -156,7 +156,7 @@ static int one_host_cpus(void)
     int world, local;
     if (tdm_impl_launch_shape(&world, &local) != 0 || local < world || world < 2)
         return -1;
-    return tdm_affinity_host_cpus(MPI_COMM_WORLD);
+    return tdm_affinity_host_cpus(tdm_world);
 }
 
 /* Without a progress thread, how the waits wait (TANDEM_WAIT; docs/AUTO.md):
@@ -173,7 +173,7 @@ static int one_host_cpus(void)
 static int waits_nap(int cpus, char *reason, size_t size)
 {
     int world = 0;
-    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    PMPI_Comm_size(tdm_world, &world);
     switch ((int)TDM_CONFIG_NUMBER(WAIT)) {
     case TDM_WAIT_SPIN: return 0;
     case TDM_WAIT_LEND: snprintf(reason, size, "TANDEM_WAIT=lend"); return 1;
