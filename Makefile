@@ -123,7 +123,7 @@ asan-%: build
 # itself (not instrumented) draws race reports there without Tandem.
 TSAN_ENV = --env TANDEM_PROGRESS=proxy --env TANDEM_EAGER_LIMIT=0 --env TANDEM_COLL=tandem
 TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io monitor_api coll_nonblocking coll_free_objects \
-	coll_any_call coll_first_use coll_order
+	coll_any_call coll_first_use coll_order rma_matrix
 tsan: build
 	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
 		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null
