@@ -193,6 +193,33 @@ def halo_table(rows: list[dict]) -> str:
     )
 
 
+def against_native(rows: list[dict], keys: tuple, include, check, title) -> list[str]:
+    """A target checked cell by cell against native's cell of the same 'keys':
+    for each configuration (native too where 'include' lets it), the cells
+    'include(row)' keeps, a line 'title(config): met' or 'missed in M of N
+    cells', then each miss as 'check(row, native)' words it (None: met)."""
+    lines = []
+    for config in sorted({r["config"] for r in rows}):
+        cells, missed = 0, []
+        for r in rows:
+            native = native_of(rows, r, keys)
+            if r["config"] != config or not native or not include(r):
+                continue
+            cells += 1
+            miss = check(r, native)
+            if miss:
+                missed.append(miss)
+        if cells:
+            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
+            lines.append(f"{title(config)}: {verdict}")
+            lines += [f"  {m}" for m in missed]
+    return lines
+
+
+def ratio(value: float, reference: float) -> float:
+    return value / reference if reference > 0 else float("inf")
+
+
 def rma_table(rows: list[dict]) -> str:
     columns = ["MPI", "transport", "window", "size", "config", "pure (ms)", "spread (ms)"]
     return markdown(
@@ -210,27 +237,22 @@ def rma_table(rows: list[dict]) -> str:
 def rma_target(rows: list[dict]) -> list[str]:
     """Truly passive target: the busy get within 2x the pure get, and the
     pure get no slower than native's + 10%; one line per configuration."""
+
+    def check(r, native):
+        pure = ratio(r["pure_s"], native["pure_s"])
+        if r["busy_over_pure"] > 2 or (r["config"] != "native" and pure > 1.10):
+            return (
+                f"{r['mpi']} {r['transport']} {r['flavour']} {size_label(r['bytes'])}: "
+                f"busy {r['busy_over_pure']:.1f}x pure, pure {pure:.2f}x native"
+            )
+        return None
+
+    def title(config):
+        native = config == "native"
+        return f"rma {config}, busy <= 2x pure" + ("" if native else ", pure <= 1.10x native")
+
     keys = ("mpi", "transport", "flavour", "bytes")
-    lines = []
-    for config in sorted({r["config"] for r in rows}):
-        cells, missed = 0, []
-        for r in rows:
-            native = native_of(rows, r, keys)
-            if r["config"] != config or not native:
-                continue
-            cells += 1
-            ratio = r["pure_s"] / native["pure_s"] if native["pure_s"] > 0 else float("inf")
-            if r["busy_over_pure"] > 2 or (config != "native" and ratio > 1.10):
-                missed.append(
-                    f"{r['mpi']} {r['transport']} {r['flavour']} {size_label(r['bytes'])}: "
-                    f"busy {r['busy_over_pure']:.1f}x pure, pure {ratio:.2f}x native"
-                )
-        if cells:
-            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
-            what = "busy <= 2x pure" + ("" if config == "native" else ", pure <= 1.10x native")
-            lines.append(f"rma {config}, {what}: {verdict}")
-            lines += [f"  {m}" for m in missed]
-    return lines
+    return against_native(rows, keys, lambda r: True, check, title)
 
 
 def smb_table(rows: list[dict]) -> str:
@@ -250,26 +272,23 @@ def smb_table(rows: list[dict]) -> str:
 def smb_target(rows: list[dict]) -> list[str]:
     """SMB availability of get and put at 64 KiB and above: >= 90%, with an
     overhead below native's; one line per configuration."""
-    keys = ("mpi", "transport", "op", "bytes")
-    lines = []
-    for config in sorted({r["config"] for r in rows if r["config"] != "native"}):
-        cells, missed = 0, []
-        for r in rows:
-            native = native_of(rows, r, keys)
-            if r["config"] != config or not native or r["bytes"] < 65536:
-                continue
-            cells += 1
-            if r["availability"] < 0.90 or r["overhead_s"] >= native["overhead_s"]:
-                missed.append(
-                    f"{r['mpi']} {r['transport']} {r['op']} {size_label(r['bytes'])}: "
-                    f"{100 * r['availability']:.0f}%, overhead {1e6 * r['overhead_s']:.1f} us "
-                    f"against native {1e6 * native['overhead_s']:.1f}"
-                )
-        if cells:
-            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
-            lines.append(f"smb {config}, >= 90% at 64 KiB and above, overhead < native: {verdict}")
-            lines += [f"  {m}" for m in missed]
-    return lines
+
+    def check(r, native):
+        if r["availability"] < 0.90 or r["overhead_s"] >= native["overhead_s"]:
+            return (
+                f"{r['mpi']} {r['transport']} {r['op']} {size_label(r['bytes'])}: "
+                f"{100 * r['availability']:.0f}%, overhead {1e6 * r['overhead_s']:.1f} us "
+                f"against native {1e6 * native['overhead_s']:.1f}"
+            )
+        return None
+
+    return against_native(
+        rows,
+        ("mpi", "transport", "op", "bytes"),
+        lambda r: r["config"] != "native" and r["bytes"] >= 65536,
+        check,
+        lambda config: f"smb {config}, >= 90% at 64 KiB and above, overhead < native",
+    )
 
 
 def overlap_target(rows: list[dict]) -> list[str]:
@@ -301,27 +320,24 @@ def overlap_target(rows: list[dict]) -> list[str]:
 
 def coll_target(rows: list[dict]) -> list[str]:
     """Nonblocking collectives: >= 90% overlap at <= native + 10% pure time."""
-    keys = ("mpi", "transport", "launched_ranks", "collective", "bytes")
-    lines = []
-    for config in sorted({r["config"] for r in rows if r["config"] != "native"}):
-        cells, missed = 0, []
-        for r in rows:
-            native = native_of(rows, r, keys)
-            if r["config"] != config or not native:
-                continue
-            cells += 1
-            ratio = r["pure_s"] / native["pure_s"] if native["pure_s"] > 0 else float("inf")
-            if r["overlap"] < 90 or ratio > 1.10:
-                missed.append(
-                    f"{r['mpi']} {r['transport']} {r['launched_ranks']} ranks "
-                    f"{r['collective']} {size_label(r['bytes'])}: {r['overlap']:.0f}%, "
-                    f"pure {ratio:.2f}x native"
-                )
-        if cells:
-            verdict = "met" if not missed else f"missed in {len(missed)} of {cells} cells"
-            lines.append(f"coll {config}, >= 90% at <= 1.10x native pure time: {verdict}")
-            lines += [f"  {m}" for m in missed]
-    return lines
+
+    def check(r, native):
+        pure = ratio(r["pure_s"], native["pure_s"])
+        if r["overlap"] < 90 or pure > 1.10:
+            return (
+                f"{r['mpi']} {r['transport']} {r['launched_ranks']} ranks "
+                f"{r['collective']} {size_label(r['bytes'])}: {r['overlap']:.0f}%, "
+                f"pure {pure:.2f}x native"
+            )
+        return None
+
+    return against_native(
+        rows,
+        ("mpi", "transport", "launched_ranks", "collective", "bytes"),
+        lambda r: r["config"] != "native",
+        check,
+        lambda config: f"coll {config}, >= 90% at <= 1.10x native pure time",
+    )
 
 
 def busy_target(halo: list[dict], overlap: list[dict]) -> list[str]:
