@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what Tandem needs on Debian/Ubuntu: both MPIs, compilers, CMake,
-# Python's venv, clang-format. As root it runs apt-get; otherwise it lists the
+# Python's venv, clang-format, Scotch's library. As root it runs apt-get; otherwise it lists the
 # missing packages and stops.
 set -euo pipefail
 
@@ -15,6 +15,8 @@ have nm || need+=(binutils)
 # gdb: `tandem bench` records where a launch it had to kill hangs
 have gdb || need+=(gdb)
 have pkg-config || need+=(pkg-config)
+# libscotch: tandem place --algorithm scotch maps ranks with Scotch's library (ctypes)
+ls /usr/lib/*/libscotch.so /usr/lib/libscotch.so >/dev/null 2>&1 || need+=(libscotch-dev)
 have clang-format || need+=(clang-format)
 have python3 || need+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
