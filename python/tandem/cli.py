@@ -4,6 +4,7 @@ tandem run [-n N] [--mpi openmpi|mpich] [-e NAME=VALUE] [--] ./app args
 tandem exec ./app args          (under a launcher: mpirun -n 4 tandem exec ./app)
 tandem info
 tandem run --monitor[=PREFIX] ./app   (then: tandem report PREFIX)
+tandem place PREFIX --hosts H --cores C -o MAPPING   (then: tandem run --placement MAPPING)
 """
 
 from __future__ import annotations
@@ -204,6 +205,94 @@ def print_report(prefix: str | Path, out_dir: str | None) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     return print_report(args.prefix, args.out)
+
+
+def command_place(args: argparse.Namespace) -> int:
+    """tandem place: a mapping from a monitored run, or a MAPPING written as
+    an Open MPI rankfile or Hydra's host and binding lists."""
+    import numpy as np
+
+    from . import mapping as mapping_file
+    from . import place, report
+
+    writers = [w for w in ("rankfile", "hydra") if getattr(args, w)]
+    if len(writers) > 1:
+        raise TandemError("--rankfile and --hydra: give one; each writes its own file")
+    if writers:
+        if args.prefix is not None:
+            raise TandemError(
+                f"{args.prefix}: --{writers[0]} writes an existing MAPPING; no PREFIX with it"
+            )
+        mapping = mapping_file.load_placement(getattr(args, writers[0]))
+        if args.host_names:
+            names = mapping_file.host_names(len(mapping.hosts), args.host_names)
+            mapping = mapping_file.with_hosts(mapping, names)
+        text = (
+            mapping_file.rankfile(mapping)
+            if writers[0] == "rankfile"
+            else mapping_file.hydra_text(mapping)
+        )
+        if args.output in (None, "-"):
+            print(text, end="")
+        else:
+            Path(args.output).write_text(text)
+            print(f"tandem place: {writers[0]} of {getattr(args, writers[0])} in {args.output}")
+        return 0
+    if args.prefix is None:
+        raise TandemError(
+            "no PREFIX: expected the record of a run with --monitor=PREFIX (PREFIX.json), "
+            "or --rankfile/--hydra MAPPING"
+        )
+    if args.output is None:
+        raise TandemError("no -o MAPPING: expected the file to write the mapping into")
+    if args.kind not in place.KINDS:
+        raise TandemError(
+            f"--kind {args.kind}: not known; expected one of {', '.join(place.KINDS)}"
+        )
+    if args.algorithm not in place.ALGORITHMS:
+        raise TandemError(
+            f"--algorithm {args.algorithm}: not known; expected one of {', '.join(place.ALGORITHMS)}"
+        )
+    if args.message_cost < 0:
+        raise TandemError(f"--message-cost {args.message_cost:g}: expected 0 or more bytes")
+    job = report.load(args.prefix)
+    weight = place.traffic_matrix(job, args.kind, args.message_cost)
+    hosts = 1 if args.hosts is None else args.hosts
+    if args.topology is not None:
+        if args.cores is not None:
+            raise TandemError("--cores and --topology: give one; the topology has its cores")
+        machine = place.machine_from_topology(args.topology, hosts, args.host_names)
+    else:
+        cores = args.cores if args.cores is not None else -(-job.world_size // max(hosts, 1))
+        machine = place.machine_from_shape(hosts, cores, args.host_names)
+    start = time.perf_counter()
+    leaf_of_rank = place.place(weight, machine, args.algorithm)
+    seconds = time.perf_counter() - start
+    identity = place.cost(weight, np.arange(job.world_size), machine)
+    chosen = place.cost(weight, leaf_of_rank, machine)
+    extra = {
+        "record": str(report.job_path(args.prefix)),
+        "kind": args.kind,
+        "message_cost": args.message_cost,
+        "topology": {"levels": machine.levels, "arities": machine.arities},
+        "cost": {"identity": identity.as_dict(), args.algorithm: chosen.as_dict()},
+    }
+    mapping = place.placement_of(leaf_of_rank, machine, args.algorithm, extra)
+    mapping.write(args.output)
+    weighed = "bytes" + (f" + {args.message_cost:g} per message" if args.message_cost else "")
+    print(
+        f"tandem place: {job.world_size} ranks of {report.job_path(args.prefix)}, "
+        f"traffic {args.kind} ({weighed}), on {machine.describe()}"
+    )
+    rows = []
+    for name, found in (("identity (rank r on core r)", identity), (args.algorithm, chosen)):
+        ratio = found.hop_bytes / identity.hop_bytes if identity.hop_bytes else 1.0
+        rows.append(
+            [name, f"{found.hop_bytes:.0f}", f"{ratio:.3f}", f"{100 * found.host_share:.1f}%"]
+        )
+    print("\n".join(report.table(["layout", "hop-bytes", "vs identity", "across hosts"], rows)))
+    print(f"  {args.algorithm} took {seconds:.2f} s; mapping in {args.output}")
+    return 0
 
 
 def command_device_report(args: argparse.Namespace) -> int:
@@ -799,6 +888,59 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where the files go (default: PREFIX's directory)"
     )
     report.set_defaults(func=command_report)
+
+    placing = sub.add_parser(
+        "place",
+        help="map ranks to cores from a --monitor run's record (TreeMatch, Scotch, greedy)",
+        description="Map the ranks of a monitored run onto a machine (H hosts of C cores, or "
+        "an hwloc topology) so that the ranks that exchange the most share the nearest "
+        "cores; print the cost of the identity layout and of the mapping, and the bytes "
+        "that cross hosts; write the MAPPING (JSON, docs/PLACEMENT.md). With --rankfile or "
+        "--hydra, write a MAPPING as Open MPI's rankfile or Hydra's machinefile and binding.",
+        epilog="examples:\n"
+        "  tandem place out/job --hosts 2 --cores 8 -o job.map   # then: tandem run "
+        "--placement job.map ./app\n"
+        "  tandem place out/job --topology node.xml --hosts 4 --algorithm scotch -o job.map\n"
+        "  tandem place --rankfile job.map -o rankfile            # mpirun --rankfile rankfile\n"
+        "  tandem place --hydra job.map -o machinefile            # mpiexec -f machinefile ...",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    placing.add_argument(
+        "prefix", nargs="?", metavar="PREFIX", help="the run's PREFIX (PREFIX.json)"
+    )
+    placing.add_argument("--hosts", type=int, help="hosts (default 1)")
+    placing.add_argument("--cores", type=int, help="cores per host (default: ranks / hosts)")
+    placing.add_argument(
+        "--topology", metavar="FILE", help="one host's hwloc XML (hwloc-ls --of xml), --hosts of it"
+    )
+    placing.add_argument(
+        "--host-names",
+        metavar="A,B|@FILE",
+        help="the hosts' names, in order (default: this host's for one host, host0, host1, ...)",
+    )
+    placing.add_argument(
+        "--algorithm",
+        default="treematch",
+        help="treematch, scotch or greedy (default: %(default)s)",
+    )
+    placing.add_argument(
+        "--kind",
+        default="all",
+        help="the traffic weighed: all, p2p, coll, osc (default: %(default)s)",
+    )
+    placing.add_argument(
+        "--message-cost",
+        type=float,
+        default=0.0,
+        metavar="BYTES",
+        help="count each message as this many bytes more (its latency; default 0: bytes only)",
+    )
+    placing.add_argument("-o", "--output", metavar="FILE", help="the file to write")
+    placing.add_argument("--rankfile", metavar="MAPPING", help="write MAPPING as a rankfile")
+    placing.add_argument(
+        "--hydra", metavar="MAPPING", help="write MAPPING as Hydra's machinefile and binding"
+    )
+    placing.set_defaults(func=command_place)
 
     device_report = sub.add_parser(
         "device-report",

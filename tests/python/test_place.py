@@ -1,0 +1,361 @@
+"""tandem place (docs/PLACEMENT.md): mappings are permutations that respect
+the cores of each host, a clustered pattern is placed together by every
+algorithm, bad input gets clear errors, and the writers' exact text."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import tandem_cli
+from tandem import mapping, place
+from tandem.builds import TandemError
+from test_report import empty_job, record, write_job
+
+ALGORITHMS = ["treematch", "greedy", "scotch"]
+
+
+def algorithm_or_skip(name: str) -> str:
+    """Scotch's library is installed by tools/install-deps.sh; without it the
+    option stays and says why it cannot run."""
+    if name == "scotch" and place.Scotch().lib is None:
+        pytest.skip(place.Scotch().error)
+    return name
+
+
+def clustered(ranks: int, partner) -> np.ndarray:
+    """Pairs (r, partner(r)) that exchange 1 MiB, everything else 1 KiB."""
+    weight = np.full((ranks, ranks), 1024.0)
+    for r in range(ranks):
+        weight[r, partner(r)] = weight[partner(r), r] = 1 << 20
+    np.fill_diagonal(weight, 0)
+    return weight
+
+
+HWLOC = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+  <object type="Machine" os_index="0">
+    {packages}
+  </object>
+</topology>
+"""
+
+
+def hwloc_xml(packages: int, l2_per_package: int, cores_per_l2: int, pus: int = 1) -> str:
+    """A small balanced hwloc 2 topology, with a NUMA node and L1 caches passed through."""
+    text, core, pu = [], 0, 0
+    for p in range(packages):
+        text.append(f'<object type="Package" os_index="{p}">')
+        text.append(f'<object type="NUMANode" os_index="{p}"/>')
+        text.append('<object type="L3Cache" cache_size="1048576">')
+        for _ in range(l2_per_package):
+            text.append('<object type="L2Cache" cache_size="524288">')
+            for _ in range(cores_per_l2):
+                text.append('<object type="L1Cache"><object type="Core" os_index="0">')
+                for _ in range(pus):
+                    text.append(f'<object type="PU" os_index="{pu}"/>')
+                    pu += 1
+                text.append("</object></object>")
+                core += 1
+            text.append("</object>")
+        text.append("</object></object>")
+    return HWLOC.format(packages="\n".join(text))
+
+
+# ---------------------------------------------------------------- mappings
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("ranks, hosts, cores", [(16, 2, 8), (12, 4, 4), (7, 2, 4), (1, 1, 1)])
+def test_a_mapping_is_a_permutation_that_respects_cores_per_host(algorithm, ranks, hosts, cores):
+    algorithm_or_skip(algorithm)
+    rng = np.random.default_rng(ranks)
+    weight = rng.integers(0, 1000, (ranks, ranks)).astype(float)
+    weight = weight + weight.T
+    np.fill_diagonal(weight, 0)
+    machine = place.machine_from_shape(hosts, cores)
+    leaf_of_rank = place.place(weight, machine, algorithm)
+    assert len(leaf_of_rank) == ranks
+    assert len(set(leaf_of_rank.tolist())) == ranks
+    assert all(0 <= leaf < hosts * cores for leaf in leaf_of_rank)
+    placed = place.placement_of(leaf_of_rank, machine, algorithm, {})
+    per_host = np.bincount(placed.host, minlength=hosts)
+    assert per_host.max() <= cores
+    assert all(0 <= core < cores for core in placed.core)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_pairs_placed_apart_are_placed_together(algorithm):
+    """Rank r and r + 8 exchange the most: the identity layout puts every pair
+    across the 2 hosts; every algorithm puts each pair on one host."""
+    algorithm_or_skip(algorithm)
+    weight = clustered(16, lambda r: (r + 8) % 16)
+    machine = place.machine_from_shape(2, 8)
+    identity = place.cost(weight, np.arange(16), machine)
+    leaf_of_rank = place.place(weight, machine, algorithm)
+    placed = place.cost(weight, leaf_of_rank, machine)
+    for r in range(8):
+        assert leaf_of_rank[r] // 8 == leaf_of_rank[r + 8] // 8, (r, leaf_of_rank)
+    assert identity.host_share > 0.9
+    assert placed.host_share < 0.5 * identity.host_share
+    assert placed.hop_bytes < identity.hop_bytes
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_pairs_share_an_l2_cache_on_an_hwloc_topology(tmp_path, algorithm):
+    """2 packages x 2 L2 x 2 cores (2 PUs each): partners r and r + 4 end up on
+    the two cores of one L2 cache; the cores' CPUs are their first PUs."""
+    algorithm_or_skip(algorithm)
+    topology = tmp_path / "node.xml"
+    topology.write_text(hwloc_xml(2, 2, 2, pus=2))
+    machine = place.machine_from_topology(str(topology))
+    assert machine.levels == ["Package", "L3Cache", "L2Cache", "Core"]
+    assert machine.arities == [2, 1, 2, 2]  # one L3 per package: no distance of its own
+    assert machine.cpus == [0, 2, 4, 6, 8, 10, 12, 14]
+    weight = clustered(8, lambda r: (r + 4) % 8)
+    leaf_of_rank = place.place(weight, machine, algorithm)
+    for r in range(4):
+        assert leaf_of_rank[r] // 2 == leaf_of_rank[r + 4] // 2, leaf_of_rank
+
+
+def test_the_cost_counts_edges_between_cores():
+    """Two ranks exchanging 10 bytes each way: 2 edges apart under one L2, 4
+    under one host, 6 across hosts; cross-host bytes only in the last case."""
+    machine = place.Machine(["a", "b"], ["L2", "cores"], [2, 2], [0, 1, 2, 3])
+    weight = np.array([[0.0, 10], [10, 0]])
+    for leaves, hops, across in (([0, 1], 2, 0), ([0, 2], 4, 0), ([0, 4], 6, 10)):
+        found = place.cost(weight, np.array(leaves), machine)
+        assert found.hop_bytes == 10 * hops
+        assert found.total == 10
+        assert found.across_hosts == across
+
+
+def test_1024_ranks_are_placed_by_every_algorithm():
+    """No timing asserted here: PERFORMANCE.md has the timings."""
+    weight = place.synthetic(1024)
+    machine = place.machine_from_shape(64, 16)
+    for algorithm in ALGORITHMS:
+        if algorithm == "scotch" and place.Scotch().lib is None:
+            continue
+        leaf_of_rank = place.place(weight, machine, algorithm)
+        assert sorted(leaf_of_rank.tolist()) == list(range(1024))
+
+
+# --------------------------------------------------------------- the CLI
+
+
+def pairs_job(tmp_path) -> str:
+    """A record of 8 ranks in which r sends 1 MiB to r + 4 and back by
+    point-to-point, and 1 KiB to every other rank by collectives."""
+    job = empty_job(8)
+    for r in range(8):
+        record(job, "p2p_send", r, (r + 4) % 8, [1 << 20])
+        for peer in range(8):
+            if peer != r:
+                record(job, "coll", r, peer, [1024])
+    return write_job(tmp_path, job)
+
+
+def test_cli_place_writes_a_mapping_and_prints_the_costs(tmp_path):
+    prefix = pairs_job(tmp_path)
+    out = tmp_path / "job.map"
+    result = tandem_cli("place", prefix, "--hosts", "2", "--cores", "4", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "identity (rank r on core r)" in result.stdout
+    assert "treematch" in result.stdout
+    doc = json.loads(out.read_text())
+    assert doc["format"] == "tandem-placement"
+    assert doc["ranks"] == 8 and doc["cores_per_host"] == 4
+    assert doc["hosts"] == ["host0", "host1"]
+    assert doc["algorithm"] == "treematch" and doc["kind"] == "all"
+    hosts = [entry["host"] for entry in doc["mapping"]]
+    assert [entry["rank"] for entry in doc["mapping"]] == list(range(8))
+    assert all(hosts[r] == hosts[r + 4] for r in range(4))
+    assert doc["cost"]["identity"]["across_hosts_share"] > 0.9
+    assert doc["cost"]["treematch"]["across_hosts_share"] < 0.2
+    shares = [line.split()[-1] for line in result.stdout.splitlines() if line.endswith("%")]
+    assert float(shares[0].rstrip("%")) > 90 and float(shares[1].rstrip("%")) < 20
+    placed = mapping.load_placement(out)
+    assert placed.ranks == 8 and placed.hosts == ["host0", "host1"]
+
+
+def test_cli_place_by_kind_weighs_that_traffic_only(tmp_path):
+    """--kind coll sees the collectives' even spread only: no pair matters,
+    and the mapping is still a permutation."""
+    prefix = pairs_job(tmp_path)
+    out = tmp_path / "coll.map"
+    result = tandem_cli(
+        "place", prefix, "--hosts", "2", "--cores", "4", "--kind", "coll", "-o", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    assert doc["kind"] == "coll"
+    assert abs(doc["cost"]["identity"]["across_hosts_share"] - 16 / 28) < 1e-3
+    cores = {(e["host"], e["core"]) for e in doc["mapping"]}
+    assert len(cores) == 8
+
+
+def test_the_default_host_is_this_machine(tmp_path):
+    prefix = pairs_job(tmp_path)
+    out = tmp_path / "one.map"
+    result = tandem_cli("place", prefix, "--hosts", "1", "--cores", "8", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["hosts"] == [socket.gethostname()]
+
+
+def place_error(tmp_path, *args: str) -> str:
+    result = tandem_cli("place", *args)
+    assert result.returncode == 2, result.stdout
+    return result.stderr
+
+
+def test_errors_name_what_was_wrong_and_what_is_accepted(tmp_path):
+    prefix = pairs_job(tmp_path)
+    out = str(tmp_path / "m.map")
+    error = place_error(tmp_path, str(tmp_path / "nothing"), "-o", out)
+    assert "nothing.json: no such file" in error and "TANDEM_MONITOR=1" in error
+    error = place_error(tmp_path, prefix, "--hosts", "1", "--cores", "4", "-o", out)
+    assert "8 ranks but the machine has 4 cores" in error and "at least one core per rank" in error
+    error = place_error(tmp_path, prefix, "--algorithm", "metis", "-o", out)
+    assert "--algorithm metis: not known; expected one of treematch, scotch, greedy" in error
+    error = place_error(tmp_path, prefix, "--kind", "io", "-o", out)
+    assert "--kind io: not known; expected one of all, p2p, coll, osc" in error
+    error = place_error(tmp_path, prefix, "--hosts", "0", "-o", out)
+    assert "--hosts 0: expected at least 1 host" in error
+    error = place_error(tmp_path, prefix)
+    assert "no -o MAPPING" in error
+    assert not (tmp_path / "m.map").exists()
+
+
+def test_topology_errors(tmp_path):
+    prefix = pairs_job(tmp_path)
+    out = str(tmp_path / "m.map")
+    small = tmp_path / "small.xml"
+    small.write_text(hwloc_xml(1, 2, 2))
+    error = place_error(tmp_path, prefix, "--topology", str(small), "-o", out)
+    assert (
+        "8 ranks but the machine has 4 cores (1 host(s) x 1 Package x 1 L3Cache x 2 L2Cache"
+        in error
+    )
+    broken = tmp_path / "broken.xml"
+    broken.write_text(hwloc_xml(2, 2, 2).replace('<object type="L2Cache"', "<x", 1))
+    error = place_error(tmp_path, prefix, "--topology", str(broken), "-o", out)
+    assert "not XML" in error
+    lopsided = tmp_path / "lopsided.xml"
+    text = hwloc_xml(2, 2, 2)
+    cut = text.index('<object type="L1Cache">')
+    end = text.index("</object></object>", cut) + len("</object></object>")
+    lopsided.write_text(text[:cut] + text[end:])  # one core fewer in the first L2
+    error = place_error(tmp_path, prefix, "--topology", str(lopsided), "-o", out)
+    assert "the tree is not balanced" in error and "--hosts H --cores C" in error
+    error = place_error(tmp_path, prefix, "--topology", str(tmp_path / "none.xml"), "-o", out)
+    assert "none.xml: cannot read it" in error
+    plain = tmp_path / "plain.xml"
+    plain.write_text("<topology/>")
+    error = place_error(tmp_path, prefix, "--topology", str(plain), "-o", out)
+    assert "no Machine object" in error
+
+
+def test_topology_and_hosts_multiply(tmp_path):
+    prefix = pairs_job(tmp_path)
+    topology = tmp_path / "node.xml"
+    topology.write_text(hwloc_xml(1, 2, 2))
+    out = tmp_path / "m.map"
+    result = tandem_cli(
+        "place", prefix, "--topology", str(topology), "--hosts", "2", "--host-names",
+        "n1,n2", "-o", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    assert doc["hosts"] == ["n1", "n2"] and doc["cores_per_host"] == 4
+    assert doc["topology"] == {
+        "levels": ["Package", "L3Cache", "L2Cache", "Core"],
+        "arities": [1, 1, 2, 2],
+    }
+    hosts = [entry["host"] for entry in doc["mapping"]]
+    assert all(hosts[r] == hosts[r + 4] for r in range(4))
+
+
+# --------------------------------------------------------------- writers
+
+
+def two_hosts_mapping(tmp_path, cpus=(1, 0, 0, 1)) -> str:
+    """4 ranks alternating between hosts a and b, on the CPUs given."""
+    entries = [{"rank": r, "host": r % 2, "core": cpus[r], "cpu": cpus[r]} for r in range(4)]
+    doc = {
+        "format": "tandem-placement",
+        "version": 1,
+        "ranks": 4,
+        "hosts": ["a", "b"],
+        "cores_per_host": 2,
+        "algorithm": "hand",
+        "mapping": entries,
+    }
+    path = tmp_path / "two.map"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_rankfile_writer(tmp_path):
+    out = tmp_path / "rankfile"
+    result = tandem_cli("place", "--rankfile", two_hosts_mapping(tmp_path), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert out.read_text() == (
+        "rank 0=a slot=1\nrank 1=b slot=0\nrank 2=a slot=0\nrank 3=b slot=1\n"
+    )
+    renamed = tandem_cli("place", "--rankfile", two_hosts_mapping(tmp_path), "--host-names", "x,y")
+    assert renamed.stdout.startswith("rank 0=x slot=1\nrank 1=y slot=0\n"), renamed.stderr
+
+
+def test_hydra_writer_with_one_binding_list(tmp_path):
+    """Each host's ranks take CPUs 1 then 0 in rank order: one user list binds them."""
+    path = two_hosts_mapping(tmp_path, cpus=(1, 1, 0, 0))
+    placed = mapping.load_placement(path)
+    assert mapping.hydra_binding(placed) is None  # 4 runs of one rank: CPU 1 and 0 at index 0
+    sorted_hosts = json.loads(Path(path).read_text())
+    sorted_hosts["mapping"] = [
+        {"rank": 0, "host": 0, "core": 1, "cpu": 1},
+        {"rank": 1, "host": 0, "core": 0, "cpu": 0},
+        {"rank": 2, "host": 1, "core": 1, "cpu": 1},
+        {"rank": 3, "host": 1, "core": 0, "cpu": 0},
+    ]
+    (tmp_path / "blocks.map").write_text(json.dumps(sorted_hosts))
+    result = tandem_cli("place", "--hydra", str(tmp_path / "blocks.map"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ("a:2\nb:2\n# mpiexec -f THIS_FILE -bind-to user:1,0 -n 4 PROGRAM\n")
+
+
+def test_hydra_writer_without_one_binding_list(tmp_path):
+    placed = mapping.load_placement(two_hosts_mapping(tmp_path))
+    assert mapping.hydra_machinefile(placed) == "a:1\nb:1\na:1\nb:1\n"
+    assert mapping.hydra_binding(placed) is None
+    assert mapping.hydra_configfile(placed, ["/bin/app", "-x", "3"]) == (
+        "-n 1 -host a taskset -c 1 /bin/app -x 3\n"
+        "-n 1 -host b taskset -c 0 /bin/app -x 3\n"
+        "-n 1 -host a taskset -c 0 /bin/app -x 3\n"
+        "-n 1 -host b taskset -c 1 /bin/app -x 3\n"
+    )
+    text = mapping.hydra_text(placed)
+    assert text.startswith("a:1\nb:1\na:1\nb:1\n# no single -bind-to user:LIST")
+    assert "#   rank 3: -host b taskset -c 1\n" in text
+    with pytest.raises(TandemError, match="holds a blank or a quote"):
+        mapping.hydra_configfile(placed, ["/bin/app", "two words"])
+
+
+def test_a_bad_mapping_is_refused(tmp_path):
+    path = tmp_path / "bad.map"
+    doc = json.loads(Path(two_hosts_mapping(tmp_path)).read_text())
+    doc["mapping"][3] = {"rank": 3, "host": 0, "core": 1}  # rank 0's core
+    path.write_text(json.dumps(doc))
+    with pytest.raises(TandemError, match=r"mapping\[3\]: core 1 of a holds another rank"):
+        mapping.load_placement(path)
+    doc["mapping"][3] = {"rank": 3, "host": 2, "core": 1}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(TandemError, match=r"mapping\[3\].host: expected an index from 0 to 1"):
+        mapping.load_placement(path)
+    error = tandem_cli("place", "--rankfile", str(tmp_path / "none.map")).stderr
+    assert "none.map: no such file; expected a MAPPING that tandem place -o wrote" in error
