@@ -13,9 +13,11 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from .launch import (
     launch_command,
     launcher_environment,
     launcher_variables,
+    placement_arguments,
     rank_environment,
     run_in_foreground,
     started_by,
@@ -147,8 +150,22 @@ def command_run(args: argparse.Namespace) -> int:
     root = Path(args.builds)
     path = find_program(program[0])
     build = select_build(path, load_builds(root), args.mpi, root)
-    if args.nprocs < 1:
-        raise TandemError(f"-n {args.nprocs}: the number of processes must be at least 1")
+    placement = placement_of_run(args)
+    nprocs = args.nprocs if args.nprocs is not None else 1
+    if placement is not None:
+        if args.nprocs is not None and args.nprocs != placement.ranks:
+            raise TandemError(
+                f"-n {args.nprocs}: the mapping {args.placement} places {placement.ranks} ranks; "
+                f"give -n {placement.ranks} or leave -n out"
+            )
+        if args.ghosts:
+            raise TandemError(
+                "--ghosts with --placement: not combined yet; the mapping places the program's "
+                "ranks and has no core for progress processes (drop one of them)"
+            )
+        nprocs = placement.ranks
+    if nprocs < 1:
+        raise TandemError(f"-n {nprocs}: the number of processes must be at least 1")
     if not 0 <= args.ghosts <= 64:
         raise TandemError(f"--ghosts {args.ghosts}: expected 0 to 64 progress processes per host")
     if args.ghosts and args.no_tandem:
@@ -159,14 +176,41 @@ def command_run(args: argparse.Namespace) -> int:
     env = tandem_env(args)
     if args.ghosts:  # launched beside the ranks, last on the host (core/world.h)
         env["TANDEM_GHOSTS"] = str(args.ghosts)
-    command = launch_command(
-        build,
-        args.nprocs + args.ghosts,
-        [str(path)] + program[1:],
-        with_tandem=not args.no_tandem,
-        env=env,
-        launcher_args=args.launcher_arg,
-    )
+    words = [str(path)] + program[1:]
+    if placement is None:
+        command = launch_command(
+            build, nprocs + args.ghosts, words, not args.no_tandem, env, args.launcher_arg
+        )
+        return launch_run(args, build, command, prefix, env)
+    directory = Path(tempfile.mkdtemp(prefix="tandem-placement-"))
+    try:
+        placed, words = placement_arguments(build, placement, words, directory)
+        count = nprocs if words else None  # Hydra's -configfile says it per line
+        launcher_args = placed + args.launcher_arg
+        command = launch_command(build, count, words, not args.no_tandem, env, launcher_args)
+        return launch_run(args, build, command, prefix, env)
+    finally:
+        if not args.dry_run:  # a dry run's line names the files: they stay
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def placement_of_run(args: argparse.Namespace):
+    """The --placement MAPPING of tandem run on the hosts of --host-names, or None."""
+    from . import mapping
+
+    if args.placement is None:
+        if args.host_names is not None:
+            raise TandemError("--host-names: it names the hosts of --placement MAPPING; give one")
+        return None
+    placement = mapping.load_placement(args.placement)
+    if args.host_names is not None:
+        names = mapping.host_names(len(placement.hosts), args.host_names)
+        placement = mapping.with_hosts(placement, names)
+    return placement
+
+
+def launch_run(args, build, command: list[str], prefix: Path | None, env: dict[str, str]) -> int:
+    """Run tandem run's launcher command (or print it), then the monitor's report."""
     if args.dry_run:  # a line to paste into a shell
         added = [
             f"{name}={shlex.quote(value)}" for name, value in launcher_variables(build).items()
@@ -616,6 +660,7 @@ examples:
   tandem run -n 4 --monitor=out/job ./app         # then: tandem report out/job
   tandem run -n 2 --mpi mpich -- venv/bin/python script.py      # mpi4py
   tandem run -n 2 --launcher-arg --mca --launcher-arg btl --launcher-arg self,tcp ./app
+  tandem run --placement job.map ./app            # each rank where tandem place put it
   tandem run -n 4 --dry-run ./app                 # print the launch, run nothing
   tandem run -n 4 --no-tandem ./app               # the same launch without Tandem"""
 
@@ -669,7 +714,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=RUN_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("-n", "--nprocs", type=int, default=1, help="number of ranks (default 1)")
+    run.add_argument(
+        "-n", "--nprocs", type=int, help="number of ranks (default 1, or the --placement's)"
+    )
     add_rank_options(run, "and report on it ")
     run.add_argument(
         "--launcher-arg",
@@ -686,6 +733,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="G",
         help="progress processes per host, launched beside the N ranks and invisible to the "
         "program (sets TANDEM_GHOSTS; docs/ONESIDED.md)",
+    )
+    run.add_argument(
+        "--placement",
+        metavar="MAPPING",
+        help="start each rank on the host and core of MAPPING (tandem place -o MAPPING): "
+        "Open MPI's --rankfile, or Hydra's machinefile and -bind-to user:LIST (a -configfile "
+        "binding each rank with taskset where no single list does)",
+    )
+    run.add_argument(
+        "--host-names",
+        metavar="A,B|@FILE",
+        help="with --placement: the hosts to run on, host i of MAPPING on the i-th (the MPI's "
+        "host list, comma-separated or a hostfile); default: MAPPING's own names",
     )
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .builds import Build
+from .mapping import Placement, hydra_binding, hydra_configfile, hydra_machinefile, rankfile
 
 
 def rank_environment(build: Build, with_tandem: bool, env: dict[str, str]) -> dict[str, str]:
@@ -25,7 +26,7 @@ def rank_environment(build: Build, with_tandem: bool, env: dict[str, str]) -> di
 
 def launch_command(
     build: Build,
-    nprocs: int,
+    nprocs: int | None,
     program: list[str],
     with_tandem: bool = True,
     env: dict[str, str] | None = None,
@@ -34,20 +35,48 @@ def launch_command(
     """The command that starts 'program' on 'nprocs' ranks with the build's launcher.
 
     Variables go to the ranks only (Open MPI -x, MPICH -genv), never to the
-    launcher itself, so the launcher does not load libtandem.
+    launcher itself, so the launcher does not load libtandem. 'nprocs' None
+    leaves -n out: Hydra's -configfile among 'launcher_args' says it per line.
     """
     ranks_env = rank_environment(build, with_tandem, env or {})
+    count = [] if nprocs is None else ["-n", str(nprocs)]
     command = [build.launcher]
     if build.family == "Open MPI":
-        command += ["--oversubscribe", "-n", str(nprocs)]
+        command += ["--oversubscribe", *count]
         for name, value in ranks_env.items():
             command += ["-x", f"{name}={value}"]
     else:
-        command += ["-n", str(nprocs)]
+        command += count
         for name, value in ranks_env.items():
             command += ["-genv", name, value]
     command += list(launcher_args or [])
     return command + list(program)
+
+
+def placement_arguments(
+    build: Build, placement: Placement, program: list[str], directory: Path
+) -> tuple[list[str], list[str]]:
+    """The launcher's arguments and the program's words that start each rank
+    where 'placement' says (docs/PLACEMENT.md), its files written into
+    'directory': Open MPI's --rankfile; Hydra's machinefile (-f) with
+    -bind-to user:LIST, or where no single list binds every rank, a
+    -configfile with one line per rank that binds it through taskset (the
+    program's words then go into that file, and the command has none).
+
+    The hosts are the placement's own names; with_hosts() gives it the
+    MPI's host list or simulated hosts first."""
+    if build.family == "Open MPI":
+        path = directory / "rankfile"
+        path.write_text(rankfile(placement))
+        return ["--rankfile", str(path)], program
+    binding = hydra_binding(placement)
+    if binding is not None:
+        path = directory / "machinefile"
+        path.write_text(hydra_machinefile(placement))
+        return ["-f", str(path), "-bind-to", binding], program
+    path = directory / "configfile"
+    path.write_text(hydra_configfile(placement, program))
+    return ["-configfile", str(path)], []
 
 
 def launcher_variables(build: Build) -> dict[str, str]:

@@ -1,16 +1,19 @@
 """tandem place (docs/PLACEMENT.md): mappings are permutations that respect
 the cores of each host, a clustered pattern is placed together by every
-algorithm, bad input gets clear errors, and the writers' exact text."""
+algorithm, bad input gets clear errors, the writers' exact text, and
+tandem run --placement starting each rank on its mapped core under both MPIs."""
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import socket
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import tandem_cli
+from conftest import build_for, tandem_cli
 from tandem import mapping, place
 from tandem.builds import TandemError
 from test_report import empty_job, record, write_job
@@ -359,3 +362,73 @@ def test_a_bad_mapping_is_refused(tmp_path):
         mapping.load_placement(path)
     error = tandem_cli("place", "--rankfile", str(tmp_path / "none.map")).stderr
     assert "none.map: no such file; expected a MAPPING that tandem place -o wrote" in error
+
+
+# ------------------------------------------------------ applied at launch
+
+
+def reversed_mapping(tmp_path, hosts: list[str], cpus: list[int], host_of: list[int]) -> str:
+    entries = [
+        {"rank": r, "host": host_of[r], "core": cpu, "cpu": cpu} for r, cpu in enumerate(cpus)
+    ]
+    doc = {
+        "format": "tandem-placement",
+        "version": 1,
+        "ranks": len(cpus),
+        "hosts": hosts,
+        "cores_per_host": 2,
+        "algorithm": "hand",
+        "mapping": entries,
+    }
+    path = tmp_path / "run.map"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def hello(result) -> dict:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_run_placement_binds_each_rank_to_its_core(tmp_path, mpi):
+    """tandem place --hosts 1 --cores 2 names this host; rank 0 on CPU 1 and
+    rank 1 on CPU 0, as the program's sched_getcpu says, each bound to one."""
+    program = str(build_for(mpi).directory / "tandem-hello")
+    mapped = reversed_mapping(tmp_path, [socket.gethostname()], [1, 0], [0, 0])
+    found = hello(tandem_cli("run", "-q", "--placement", mapped, program))
+    assert found["cpu"] == [1, 0]
+    assert found["cpus_allowed"] == [1, 1]
+    assert found["ring"] == "ok" and found["tandem_active"] == 1
+    dry = tandem_cli("run", "--placement", mapped, "--dry-run", program)
+    assert ("--rankfile" if mpi == "openmpi" else "-bind-to user:1,0") in dry.stdout
+    kept = re.search(r"(/\S*/tandem-placement-[^/\s]+)/", dry.stdout)  # a dry run keeps them
+    assert kept, dry.stdout
+    shutil.rmtree(kept.group(1))
+
+
+def test_run_placement_binds_ranks_through_hydras_configfile(tmp_path):
+    """Ranks alternating between two names of this machine need a CPU list
+    per run: Hydra's -configfile with taskset binds each rank."""
+    program = str(build_for("mpich").directory / "tandem-hello")
+    mapped = reversed_mapping(
+        tmp_path, [socket.gethostname(), "localhost"], [1, 0, 0, 1], [0, 1, 0, 1]
+    )
+    found = hello(tandem_cli("run", "-q", "--placement", mapped, program))
+    assert found["cpu"] == [1, 0, 0, 1]
+    assert found["cpus_allowed"] == [1, 1, 1, 1]
+
+
+def test_run_placement_on_other_host_names_and_errors(tmp_path):
+    program = str(build_for("openmpi").directory / "tandem-hello")
+    mapped = reversed_mapping(tmp_path, ["elsewhere"], [1, 0], [0, 0])
+    found = hello(
+        tandem_cli(
+            "run", "-q", "--placement", mapped, "--host-names", socket.gethostname(), program
+        )
+    )
+    assert found["cpu"] == [1, 0]
+    error = tandem_cli("run", "-n", "3", "--placement", mapped, program).stderr
+    assert "-n 3: the mapping" in error and "places 2 ranks" in error
+    error = tandem_cli("run", "--host-names", "a,b", program).stderr
+    assert "--host-names: it names the hosts of --placement MAPPING" in error
