@@ -107,6 +107,13 @@ TDM_CONFIG(GHOSTS, "TANDEM_GHOSTS", INT, "0", 0, 64, NULL,
            "launches them). They serve no one-sided operation yet (docs/ONESIDED.md).",
            "Use: try the world without its progress processes (each host needs more than G "
            "processes); no speed-up is measured yet.")
+TDM_CONFIG(REORDER, "TANDEM_REORDER", STRING, "", 0, 0, NULL,
+           "A MAPPING file of tandem place: the processes stay where they were started, and "
+           "Tandem renumbers the program's MPI_COMM_WORLD so that rank i is the process "
+           "launched in the slot the mapping gives rank i (host index x cores per host + "
+           "core, the launch's block order); every rank argument and status follows.",
+           "Use: apply a placement inside a run whose processes cannot be moved "
+           "(docs/PLACEMENT.md); tandem run --placement moves them at launch instead.")
 TDM_CONFIG(IO_OFFLOAD, "TANDEM_IO_OFFLOAD", BOOL, "1", 0, 1, NULL,
            "While TANDEM_PROGRESS is drive or proxy, a worker thread executes MPI_File_iread, "
            "MPI_File_iwrite, MPI_File_iread_at and MPI_File_iwrite_at, so that they overlap "

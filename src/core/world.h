@@ -8,16 +8,18 @@
  * every rank argument are those of a job without them. Until MPI_Finalize the
  * progress processes run the MPI library's progress engine; the one-sided
  * operations they are to serve are the next step (docs/ONESIDED.md).
+ * TANDEM_REORDER=MAPPING renumbers that world instead (or as well): the
+ * processes stay where they were launched, and rank i is the process launched
+ * in the slot tandem place's mapping gives rank i (docs/PLACEMENT.md).
  */
 #ifndef TDM_CORE_WORLD_H
 #define TDM_CORE_WORLD_H
 
 /* Right after the MPI library's MPI_Init: with TANDEM_GHOSTS=G > 0, split
-   the job and set tdm_world. A progress process does not return: it serves
-   until the application's ranks finalize, then finalizes and exits with
-   status 0. A host with G processes or fewer stops every rank (exit status 1)
-   with a message that says so. Collective over MPI_COMM_WORLD; returns an
-   MPI error code. */
+   the job, with TANDEM_REORDER renumber it, and set tdm_world. A progress process does not return:
+   it serves until the application's ranks finalize, then finalizes and exits with status 0. A host
+   with G processes or fewer, or a mapping that does not fit the job, stops every rank (exit status
+   1) with a message that says so. Collective over MPI_COMM_WORLD; returns an MPI error code. */
 int tdm_world_start(void);
 
 /* In MPI_Finalize, after Tandem's own teardown and before the MPI library's:

@@ -432,3 +432,33 @@ def test_run_placement_on_other_host_names_and_errors(tmp_path):
     assert "-n 3: the mapping" in error and "places 2 ranks" in error
     error = tandem_cli("run", "--host-names", "a,b", program).stderr
     assert "--host-names: it names the hosts of --placement MAPPING" in error
+
+
+@pytest.mark.parametrize("mpi", ["openmpi", "mpich"])
+def test_reorder_renumbers_the_world_inside_the_run(tmp_path, mpi):
+    """TANDEM_REORDER: the processes stay where they were launched, and rank
+    i of MPI_COMM_WORLD is the process launched in the slot the mapping gives
+    rank i (tests/reverse4.map: rank i is launched process 3 - i); a ring in
+    the new order still closes (tests/c/launch_order.c checks it)."""
+    program = build_for(mpi).directory / "tests" / "test_launch_order"
+    reverse = Path(__file__).resolve().parents[1] / "reverse4.map"
+    result = tandem_cli("run", "-q", "-n", "4", "--mpi", mpi, "-e", f"TANDEM_REORDER={reverse}",
+                        str(program))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert re.findall(r"rank (\d) launched as (\d)", result.stdout) == [
+        ("0", "3"), ("1", "2"), ("2", "1"), ("3", "0")
+    ]  # fmt: skip
+    short = tmp_path / "three.map"
+    text = json.loads(reverse.read_text())
+    text["mapping"] = text["mapping"][:3]
+    short.write_text(json.dumps(text))
+    result = tandem_cli("run", "-q", "-n", "4", "--mpi", mpi, "-e", f"TANDEM_REORDER={short}",
+                        str(program))  # fmt: skip
+    assert result.returncode != 0
+    assert f"TANDEM_REORDER={short}: {short} maps 3 ranks, and the job has 4; stopping" in (
+        result.stderr
+    )
+    missing = tmp_path / "none.map"
+    result = tandem_cli("run", "-q", "-n", "2", "--mpi", mpi, "-e", f"TANDEM_REORDER={missing}",
+                        str(program))  # fmt: skip
+    assert f"TANDEM_REORDER={missing}: cannot read {missing}; stopping" in result.stderr
