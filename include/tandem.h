@@ -8,6 +8,8 @@
 #ifndef TANDEM_H
 #define TANDEM_H
 
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -72,6 +74,20 @@ int tandem_monitor_reset(void);
    'histogram' TANDEM_MONITOR_BINS entries per rank (peer-major). */
 int tandem_monitor_read(int kind, unsigned long long *messages, unsigned long long *bytes,
                         unsigned long long *histogram);
+
+/* ------------------------------------------------------------ placement
+   A communicator whose ranks are renumbered so that the pairs that exchanged
+   the most bytes in the program's view (all kinds, as TANDEM_MONITOR_ALL:
+   measure the phase with tandem_monitor_start and _stop first) sit on one
+   host: each host takes the rank with the most traffic still unplaced, then
+   those that exchanged the most with the ones it took, until its processes
+   are all given one (docs/PLACEMENT.md). The processes stay where they are;
+   the program moves its data to the new ranks. Collective over 'comm', an
+   intra-communicator; '*newcomm' is a new communicator with comm's group in
+   the new order (comm's order where nothing was counted). Returns
+   MPI_SUCCESS, or an MPI error class (MPI_ERR_OTHER in pass-through mode,
+   MPI_ERR_COMM for a null or inter-communicator). */
+int tandem_place_comm(MPI_Comm comm, MPI_Comm *newcomm);
 
 #ifdef __cplusplus
 }
