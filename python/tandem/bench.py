@@ -181,13 +181,20 @@ class Progress:
             print(line, file=sys.stderr, flush=True)
 
 
+def processes(nprocs: int, config: Config) -> int:
+    """The processes a launch of 'nprocs' ranks starts: with progress
+    processes (--also TANDEM_GHOSTS=G) G more beside them, on the one host."""
+    ghosts = config.env.get("TANDEM_GHOSTS", "0") if config.tandem else "0"
+    return nprocs + (int(ghosts) if ghosts.isdigit() else 0)
+
+
 def run_records(build, nprocs, program, transport, config, timeout):
     """One launch of a benchmark program that prints JSON lines: its records,
     and a problem (a failure, or a hang in MPI_Finalize) or None."""
     args, env = transport_settings(build, transport)
     env = {**env, **config.env}
     command = launch_command(
-        build, nprocs, program, config.tandem, env, args + config.launcher_args
+        build, processes(nprocs, config), program, config.tandem, env, args + config.launcher_args
     )
     if transport == "shaped":
         command = ["ip", "netns", "exec", NETNS, *command]
@@ -527,7 +534,12 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                         str(trials),
                     ]
                     command = launch_command(
-                        build, 2, program, config.tandem, {**env, **config.env}, args
+                        build,
+                        processes(2, config),
+                        program,
+                        config.tandem,
+                        {**env, **config.env},
+                        args,
                     )
                     outcome = run_launch(command, launcher_environment(build), timeout)
                     found = [

@@ -24,12 +24,14 @@ static void serve(MPI_Comm own)
 {
     MPI_Request end;
     int done = 0;
+    long pause_ns = 50000; /* doubling to 1 ms: it serves nothing yet but the end */
     PMPI_Ibarrier(control, &end);
     while (!done) {
         PMPI_Test(&end, &done, MPI_STATUS_IGNORE);
         if (!done) {
-            struct timespec pause = {0, 50000};
+            struct timespec pause = {0, pause_ns};
             nanosleep(&pause, NULL);
+            pause_ns = pause_ns * 2 > 1000000 ? 1000000 : pause_ns * 2;
         }
     }
     PMPI_Comm_free(&own);
