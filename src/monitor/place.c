@@ -105,7 +105,8 @@ TDM_EXPORT int tandem_place_comm(MPI_Comm comm, MPI_Comm *newcomm)
     unsigned long long *bytes = malloc(sizeof(unsigned long long) * (size_t)world_size);
     double *row = malloc(sizeof(double) * (size_t)n);
     double *traffic = rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)n) : NULL;
-    if (!members || !in_world || !host_of || !role_of || !bytes || !row || (rank == 0 && !traffic)) {
+    if (!members || !in_world || !host_of || !role_of || !bytes || !row ||
+        (rank == 0 && !traffic)) {
         rc = MPI_ERR_NO_MEM;
         goto done;
     }

@@ -47,7 +47,9 @@ int main(int argc, char **argv)
         same = strcmp(host, other) == 0;
     }
     tlog("rank %d: heavy partner on my host: %s", new_rank,
-         same < 0 ? "none" : same ? "yes" : "no");
+         same < 0 ? "none"
+         : same   ? "yes"
+                  : "no");
     MPI_Comm bad;
     check(tandem_place_comm(MPI_COMM_NULL, &bad) == MPI_ERR_COMM);
     MPI_Comm_free(&placed);
