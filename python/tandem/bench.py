@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .builds import Build, TandemError
 from .launch import launch_command, launcher_environment, run_launch
+from .shaping import SHAPED_BURST_BYTES, rate_bits, tbf
 
 NETNS = "tandem-net"
 VARIANTS = ("isend_recv", "irecv_send", "both")
@@ -74,31 +75,6 @@ def transport_settings(build: Build, transport: str) -> tuple[list[str], dict[st
     return [], env
 
 
-SHAPED_BURST_BYTES = 256 * 1000  # tc's "256kb": kilobytes of 1000 bytes
-
-# tc's rate units, in bits per second (bps: bytes per second)
-RATE_UNITS = {
-    **{"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12},
-    **{"bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9, "tbps": 8e12},
-}
-
-
-def rate_bits(rate: str) -> float:
-    """A tc rate such as 2gbit or 100mbps, in bits per second."""
-    number = rate.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = rate[len(number) :].lower() or "bit"
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1
-    if value <= 0 or unit not in RATE_UNITS:
-        raise TandemError(
-            f"--rate {rate}: expected a positive number and one of tc's units "
-            f"({', '.join(RATE_UNITS)}), such as 2gbit"
-        )
-    return value * RATE_UNITS[unit]
-
-
 def settle_us(rate: str) -> int:
     """The pause that refills the shaper's bucket twice over: a timing that
     starts after it starts from a rested network (bench/coll_overlap.c)."""
@@ -117,25 +93,7 @@ def shaped_network(rate: str) -> None:
             ["ip", "netns", "exec", NETNS, "ip", "link", "set", "lo", "up"],
         ]
     commands.append(
-        [
-            "ip",
-            "netns",
-            "exec",
-            NETNS,
-            "tc",
-            "qdisc",
-            "replace",
-            "dev",
-            "lo",
-            "root",
-            "tbf",
-            "rate",
-            rate,
-            "burst",
-            f"{SHAPED_BURST_BYTES // 1000}kb",
-            "latency",
-            "50ms",
-        ]
+        ["ip", "netns", "exec", NETNS, "tc", "qdisc", "replace", "dev", "lo", "root"] + tbf(rate)
     )
     for command in commands:
         result = subprocess.run(command, capture_output=True, text=True)
