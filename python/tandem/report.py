@@ -98,6 +98,7 @@ class Job:
     mpi: str
     traffic: dict[str, Traffic]  # every kind of KINDS
     communicators: list[Collectives]
+    hosts: list[str] = field(default_factory=list)  # each rank's, where the file names them
 
     def active_kinds(self) -> list[str]:
         return [kind for kind in KINDS if self.traffic[kind].active]
@@ -221,6 +222,7 @@ def load(prefix: str | Path) -> Job:
         kind: {"messages": [], "bytes": [], "histogram": []} for kind in KINDS
     }
     communicators = []
+    hosts: list[str] = []
     for rank, entry in enumerate(ranks):
         where = f"ranks[{rank}]"
         if not isinstance(entry, dict):
@@ -249,6 +251,8 @@ def load(prefix: str | Path) -> Job:
                     raise TandemError(f"{path}: {at}: no {what!r} member")
                 rows[kind][what].append(integers(counters[kind][what], shape, path, f"{at}.{what}"))
         communicators += load_communicators(entry, rank, size, path)
+        if "host" in entry:
+            hosts.append(member(entry, "host", str, path, where))
 
     traffic = {}
     diagonal = np.eye(size, dtype=bool)
@@ -261,7 +265,7 @@ def load(prefix: str | Path) -> Job:
             volume = np.where(diagonal, volume, 0)
             histogram = np.where(diagonal[:, :, None], histogram, 0)
         traffic[kind] = Traffic(messages, volume, histogram)
-    return Job(path, size, mpi, traffic, communicators)
+    return Job(path, size, mpi, traffic, communicators, hosts if len(hosts) == size else [])
 
 
 def human(size: int) -> str:
@@ -328,6 +332,37 @@ def collectives_by_name(job: Job) -> list[tuple[str, int, dict[str, int], dict[s
     return [(name, len(r), o, v) for name, (r, o, v) in groups.items()]
 
 
+def rank_ranges(ranks: list[int]) -> str:
+    """Ranks as runs: 0-3,6,8-9."""
+    runs: list[list[int]] = []
+    for rank in ranks:
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)
+
+
+def hosts_section(job: Job) -> list[str]:
+    """Where the ranks ran and what each host sent to the others, when they
+    ran on more than one host."""
+    names = sorted(set(job.hosts), key=job.hosts.index)
+    if len(names) < 2:
+        return []
+    volume = job.all_bytes()
+    rows, between = [], 0
+    for name in names:
+        mine = [r for r in range(job.world_size) if job.hosts[r] == name]
+        others = [r for r in range(job.world_size) if job.hosts[r] != name]
+        sent = int(volume[np.ix_(mine, others)].sum())
+        between += sent
+        rows.append([name, rank_ranges(mine), sent, human(sent)])
+    total = int(volume.sum())
+    share = f", {100 * between / total:.0f}% of all" if total else ""
+    lines = ["", f"hosts, all communication between them ({human(between)}{share}):"]
+    return lines + table(["host", "ranks", "bytes to other hosts", ""], rows)
+
+
 def summary(job: Job) -> str:
     """The text summary of a job (what PREFIX_summary.txt holds)."""
     lines = [
@@ -375,6 +410,8 @@ def summary(job: Job) -> str:
         busiest = int(sent.argmax())
         imbalance = sent[busiest] / sent.mean()
         lines.append(f"  imbalance (max/mean bytes sent): {imbalance:.2f}, max on rank {busiest}")
+
+    lines += hosts_section(job)
 
     read = job.traffic["io_read"].bytes.diagonal()
     written = job.traffic["io_write"].bytes.diagonal()

@@ -5,9 +5,9 @@
  *                             4.1's monitoring, so that its profile2mat reads
  *                             them unchanged;
  *   PREFIX.json               the whole job (rank 0 gathers every rank's
- *                             counters): each public kind's matrices and
- *                             histograms (all included) and the
- *                             per-communicator collective counts.
+ *                             counters): each rank's host, each public
+ *                             kind's matrices and histograms (all included)
+ *                             and the per-communicator collective counts.
  *
  * PREFIX is TANDEM_MONITOR_OUTPUT. Without it the files go to
  * "tandem-monitor" in the working directory, or to "tandem-monitor-N" for the
@@ -184,10 +184,18 @@ static void json_comm(const tdm_monitor_comm_summary *s, void *arg)
     put(b, "}");
 }
 
-/* This rank's object of the job file's "ranks" array. */
+/* This rank's object of the job file's "ranks" array, with its host: the
+   MPI library's processor name. */
 static void json_rank(buffer *b, const counters *c)
 {
-    put(b, "    {\"rank\": %d, \"counters\": {", c->rank);
+    char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int length = 0;
+    if (PMPI_Get_processor_name(host, &length) != MPI_SUCCESS)
+        length = 0;
+    host[length] = '\0';
+    put(b, "    {\"rank\": %d, \"host\": ", c->rank);
+    json_string(b, host);
+    put(b, ", \"counters\": {");
     for (int kind = 0; kind < TDM_KINDS; kind++) {
         put(b, "%s\n      \"%s\": {\"messages\": ", kind ? "," : "", tdm_monitor_kind_names[kind]);
         json_array(b, c, kind, 0);

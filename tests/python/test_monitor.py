@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -146,6 +147,7 @@ def test_job_file_holds_every_matrix(tmp_path, family):
         io = {kind: counters[rank][kind]["bytes"] for kind in ("io_read", "io_write")}
         assert io["io_write"][rank] == 1000 + 24 * 4 and io["io_read"][rank] == 500
         assert sum(io["io_write"]) == io["io_write"][rank]
+        assert ranks[rank]["host"] == socket.gethostname()  # MPI_Get_processor_name
         world = next(c for c in ranks[rank]["communicators"] if c["name"] == "MPI_COMM_WORLD")
         assert world["procs"] == list(range(nprocs))
         assert world["all_to_all"]["operations"] == 2  # alltoall, barrier

@@ -195,6 +195,27 @@ def test_summary_totals_imbalance_and_io(tmp_path):
     assert ["halves", "4", "0", "0", "4", "32", "0", "0"] in lines
 
 
+def test_summary_says_where_the_ranks_ran_and_what_crossed_hosts(tmp_path):
+    """Ranks 0-1 on one host, 2-3 on another: the summary names each host's
+    ranks and the bytes it sent to the other (all: 0's broadcast to 2 and 3,
+    200 bytes, and 1 -> 2, 64; 3 -> 0 is empty, and 2 -> 3 stays on its
+    host); one host adds nothing."""
+    job = known_job()
+    for rank, entry in enumerate(job["ranks"]):
+        entry["host"] = "node-a" if rank < 2 else "node-b"
+    loaded = report.load(write_job(tmp_path, job))
+    assert loaded.hosts == ["node-a", "node-a", "node-b", "node-b"]
+    text = report.summary(loaded)
+    lines = [line.split() for line in text.splitlines()]
+    assert "hosts, all communication between them (264 B, 5% of all):" in text
+    assert ["node-a", "0-1", "264", "264", "B"] in lines
+    assert ["node-b", "2-3", "0", "0", "B"] in lines
+    for entry in job["ranks"]:
+        entry["host"] = "node-a"
+    assert "hosts," not in report.summary(report.load(write_job(tmp_path, job, "one")))
+    assert report.rank_ranges([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
+
+
 def test_human_units_and_bin_labels():
     assert [report.human(n) for n in (0, 1023, 1536, 3 << 29, 1 << 60)] == [
         "0 B",
