@@ -26,6 +26,7 @@ int tdm_coll_blocking_on;
 static atomic_long started;
 static atomic_long finished_by_calls; /* on an application thread: in its MPI calls */
 static atomic_long posted_unwoken;    /* posted without waking the thread (needs_no_thread) */
+static atomic_long slot_uses;         /* collectives through the shared-memory slots */
 
 /* ------------------------------------------------- communicator state */
 
@@ -438,6 +439,7 @@ void tdm_schedule_slot(tdm_schedule *s, tdm_slot *slot)
     coll_ring *ring = &c->ring[s->blocking];
     unsigned n = (unsigned)ring->nslots;
     unsigned long long use = atomic_fetch_add_explicit(&ring->uses, 1, memory_order_relaxed) + 1;
+    atomic_fetch_add_explicit(&slot_uses, 1, memory_order_relaxed);
     char *base = ring->slots + ((use - 1) % n) * c->slot_bytes;
     slot->use = use;
     slot->previous = use > n ? use - n : 0;
@@ -909,6 +911,11 @@ long tdm_coll_finished_by_calls(void)
 long tdm_coll_unwoken(void)
 {
     return atomic_load(&posted_unwoken);
+}
+
+long tdm_coll_slot_uses(void)
+{
+    return atomic_load(&slot_uses);
 }
 
 /* Tuning file warnings: rank 0 says them. */

@@ -179,5 +179,8 @@ long tdm_coll_finished_by_calls(void);
 /* How many were posted without waking the progress thread: small enough to
    be left to the MPI library and the application's calls. */
 long tdm_coll_unwoken(void);
+/* How many took the shared-memory slots (one per use of a slot): the
+   collectives on a communicator whose ranks share one node. */
+long tdm_coll_slot_uses(void);
 
 #endif

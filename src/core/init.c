@@ -333,12 +333,12 @@ int tdm_hook_Finalize(int lang)
                      "%ld by a waiter, slices of %d us (0: the kernel's), "
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
                      "offloaded, %ld collectives run (%ld finished in application calls, %ld "
-                     "posted without waking the thread)",
+                     "posted without waking the thread, %ld through the shared-memory slots)",
                      tdm_progress_polls(), tdm_progress_serve_polls(), tdm_progress_socket_wakes(),
                      tdm_request_counted_total(), tdm_progress_moves(), tdm_progress_unstuck(),
                      tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
                      tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
-                     tdm_coll_finished_by_calls(), tdm_coll_unwoken());
+                     tdm_coll_finished_by_calls(), tdm_coll_unwoken(), tdm_coll_slot_uses());
     }
     /* Always: without it, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung
        here, and it costs nothing measurable (docs/PERFORMANCE.md, "MPICH's

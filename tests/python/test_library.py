@@ -654,3 +654,25 @@ def test_small_collectives_are_posted_without_waking_the_thread(build, size, eag
     assert len(counts) == 2, result.stderr
     for run, left in counts:
         assert int(run) > 0 and int(left) == (int(run) if unwoken else 0), result.stderr
+
+
+@pytest.mark.parametrize("shm", ["1", "0"])
+def test_verbose_counts_the_collectives_through_the_slots(build, shm):
+    """TANDEM_VERBOSE=2 says how many collectives took the shared-memory
+    slots: on 3 ranks of one node, the broadcasts, gathers, allgathers and
+    allreduces of test_coll_nonblocking (shared on more than 2 ranks); none
+    with TANDEM_COLL_SHM=0."""
+    env = {
+        "TANDEM_PROGRESS": "proxy",
+        "TANDEM_COLL": "tandem",
+        "TANDEM_COLL_SHM": shm,
+        "TANDEM_VERBOSE": "2",
+    }
+    result = launch(build, 3, [program_path(build, "test_coll_nonblocking")], env=env)
+    assert result.returncode == 0, result.stderr
+    counts = re.findall(
+        r"(\d+) collectives run \(.*, (\d+) through the shared-memory slots\)", result.stderr
+    )
+    assert len(counts) == 3, result.stderr
+    for run, slots in counts:
+        assert int(run) > 0 and (0 < int(slots) < int(run) if shm == "1" else int(slots) == 0)
