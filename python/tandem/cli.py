@@ -10,6 +10,7 @@ tandem place PREFIX --hosts H --cores C -o MAPPING   (then: tandem run --placeme
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shlex
@@ -21,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import __version__
+from . import __version__, hosts
 from .builds import (
     TandemError,
     default_build_root,
@@ -31,6 +32,7 @@ from .builds import (
 )
 from .launch import (
     Stopped,
+    ending_signals_stop,
     launch_command,
     launcher_environment,
     launcher_variables,
@@ -39,6 +41,7 @@ from .launch import (
     run_in_foreground,
     started_by,
 )
+from .shaping import rate_bits
 
 MONITOR_PREFIX = "tandem-monitor"  # PREFIX of a bare --monitor, in the current directory
 
@@ -141,6 +144,33 @@ def strip_dashdash(program: list[str]) -> list[str]:
     return program
 
 
+def check_hosts_options(args: argparse.Namespace) -> None:
+    """--hosts and --link, and what the machine needs for them, before
+    anything is made."""
+    if args.link is not None and args.hosts is None:
+        raise TandemError("--link shapes the links of simulated hosts: give --hosts H too")
+    if args.hosts is None:
+        return
+    if not 1 <= args.hosts <= hosts.MAX_HOSTS:
+        raise TandemError(f"--hosts {args.hosts}: expected 1 to {hosts.MAX_HOSTS} hosts")
+    if args.link is not None:
+        rate_bits(args.link, "--link")
+    missing = hosts.missing_requirements(args.link)
+    if missing:
+        raise TandemError(missing)
+
+
+def hosts_line(net: hosts.Hosts, nprocs: int) -> str:
+    """Where the ranks run, in one line."""
+    placed, first = [], 0
+    for host, count in zip(net.hosts, hosts.placement(nprocs, net.count)):
+        ranks = "no rank" if count == 0 else f"rank {first}" if count == 1 else None
+        placed.append(f"{host.name} ({ranks or f'ranks {first}-{first + count - 1}'})")
+        first += count
+    link = f"links of {net.link}" if net.link else "links unshaped (--link RATE)"
+    return f"tandem: {len(placed)} hosts: {', '.join(placed)}; {link}"
+
+
 def command_run(args: argparse.Namespace) -> int:
     if args.monitor is not None and args.no_tandem:
         raise TandemError(
@@ -172,11 +202,19 @@ def command_run(args: argparse.Namespace) -> int:
         raise TandemError(
             "--ghosts needs Tandem: its progress processes are libtandem's; drop it or --no-tandem"
         )
+    check_hosts_options(args)
+    if args.hosts is not None and (placement is not None or args.ghosts):
+        raise TandemError(
+            "--hosts with --placement or --ghosts: not combined yet; the simulated hosts place "
+            "the ranks block-wise themselves (drop one of them)"
+        )
     prefix = monitor_prefix(args)
     env = tandem_env(args)
     if args.ghosts:  # launched beside the ranks, last on the host (core/world.h)
         env["TANDEM_GHOSTS"] = str(args.ghosts)
     words = [str(path)] + program[1:]
+    if args.hosts is not None:
+        return run_on_hosts(args, build, nprocs, words, prefix, env)
     if placement is None:
         command = launch_command(
             build, nprocs + args.ghosts, words, not args.no_tandem, env, args.launcher_arg
@@ -209,6 +247,23 @@ def placement_of_run(args: argparse.Namespace):
     return placement
 
 
+def run_on_hosts(args, build, nprocs: int, words: list[str], prefix, env) -> int:
+    """tandem run --hosts: the launch on hosts made for it, which exist only
+    while tandem runs (so no --dry-run), and go however it ends."""
+    if args.dry_run:
+        raise TandemError(
+            "--dry-run cannot show a launch on --hosts: the hosts, and the agent their "
+            "launcher needs, exist only while tandem runs"
+        )
+    with ending_signals_stop(), on_hosts(args.hosts, args.link) as net:
+        command = net.launch_command(
+            build, nprocs, words, not args.no_tandem, env, args.launcher_arg
+        )
+        if not args.quiet:
+            print(hosts_line(net, nprocs), file=sys.stderr)
+        return launch_run(args, build, command, prefix, env)
+
+
 def launch_run(args, build, command: list[str], prefix: Path | None, env: dict[str, str]) -> int:
     """Run tandem run's launcher command (or print it), then the monitor's report."""
     if args.dry_run:  # a line to paste into a shell
@@ -232,6 +287,32 @@ def launch_run(args, build, command: list[str], prefix: Path | None, env: dict[s
         print(f"tandem: {job_file} was not written; no monitor report", file=sys.stderr)
         return 0
     return print_report(prefix, None)
+
+
+def on_hosts(count: int | None, link: str | None):
+    """The simulated hosts of --hosts for a with block, or None without it."""
+    return hosts.Hosts(count, link) if count is not None else contextlib.nullcontext()
+
+
+def command_hosts(args: argparse.Namespace) -> int:
+    """List the runs' hosts on this machine; with --clean, remove those whose
+    tandem is gone."""
+    found = hosts.runs()
+    if not found:
+        print(f"tandem hosts: none ({hosts.STATE_ROOT} holds no run)")
+        return 0
+    for run in found:
+        names = ", ".join(run.hosts) or "hosts not made"
+        if run.owner_alive:
+            print(f"{run.directory.name}: {names}; in use by tandem (pid {run.record['owner']})")
+        elif args.clean:
+            ended = hosts.clean(run)
+            print(
+                f"{run.directory.name}: {names}; its tandem is gone: removed, {ended} processes ended"
+            )
+        else:
+            print(f"{run.directory.name}: {names}; its tandem is gone (tandem hosts --clean)")
+    return 0
 
 
 def print_report(prefix: str | Path, out_dir: str | None) -> int:
@@ -695,6 +776,22 @@ def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
     )
 
 
+def add_hosts_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--hosts",
+        type=int,
+        metavar="H",
+        help="run on H hosts simulated on this machine (network namespaces with host names "
+        "of their own, joined by a bridge; needs root): ranks block-wise, N/H per host",
+    )
+    command.add_argument(
+        "--link",
+        metavar="RATE",
+        help="with --hosts: limit every host's link to RATE each way (a tc rate such as "
+        "2gbit; default: unshaped)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tandem", description=__doc__.split("\n")[0], epilog=LINEAGE
@@ -747,6 +844,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --placement: the hosts to run on, host i of MAPPING on the i-th (the MPI's "
         "host list, comma-separated or a hostfile); default: MAPPING's own names",
     )
+    add_hosts_options(run)
     run.add_argument("--no-tandem", action="store_true", help="launch without Tandem")
     run.add_argument(
         "-q",
@@ -1011,6 +1109,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where the files go (default: DIR itself)"
     )
     device_report.set_defaults(func=command_device_report)
+
+    hosts_command = sub.add_parser(
+        "hosts",
+        help="list the simulated hosts of runs on this machine (--hosts); --clean removes "
+        "those a killed run left",
+    )
+    hosts_command.add_argument(
+        "--clean",
+        action="store_true",
+        help="end the processes and remove the files of runs whose tandem is gone",
+    )
+    hosts_command.set_defaults(func=command_hosts)
 
     info = sub.add_parser("info", help="list the builds, their MPI and its thread level")
     doctor = sub.add_parser(

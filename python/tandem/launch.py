@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -180,6 +181,25 @@ class Stopped(Exception):
     def __init__(self, signum: int):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
         self.signum = signum
+
+
+@contextlib.contextmanager
+def ending_signals_stop():
+    """While in use (a with block, in the main thread), SIGTERM and SIGHUP
+    raise Stopped where they arrive, as SIGINT raises KeyboardInterrupt, so
+    that the with blocks and finally clauses around undo what they made (the
+    hosts of --hosts). A SignalRelay inside handles them its own way while
+    it is in use."""
+
+    def stop(signum: int, frame) -> None:
+        raise Stopped(signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class SignalRelay:

@@ -55,6 +55,7 @@ def launch(
     env: dict[str, str] | None = None,
     with_tandem: bool = True,
     extra_preload: str | None = None,
+    cwd: str | os.PathLike = "/tmp",
 ):
     """Run a program under the build's launcher; returns the CompletedProcess."""
     rank_env = dict(env or {})
@@ -67,7 +68,7 @@ def launch(
         text=True,
         env=launcher_environment(build),
         timeout=120,
-        cwd="/tmp",
+        cwd=cwd,
         check=False,
     )
 
@@ -76,3 +77,45 @@ def program_path(build: Build, name: str) -> str:
     path = build.directory / "tests" / name
     assert path.exists(), f"{path} is missing: run `make build`"
     return str(path)
+
+
+@pytest.fixture(scope="module")
+def simulated_hosts(request):
+    """Simulated hosts (tandem/hosts.py) for a module's tests: 2, or as many
+    as an indirect parameter says; skipped, saying why, where this machine
+    cannot make them (not root, no ip or unshare)."""
+    from tandem.hosts import Hosts, missing_requirements
+
+    missing = missing_requirements(None)
+    if missing:
+        pytest.skip(missing)
+    with Hosts(getattr(request, "param", 2)) as made:
+        yield made
+
+
+def launch_on_hosts(
+    hosts,
+    build: Build,
+    nprocs: int,
+    program: list[str],
+    env: dict[str, str] | None = None,
+    with_tandem: bool = True,
+    cwd: str | os.PathLike = "/tmp",
+    timeout: float = 120,
+):
+    """Run a program on the hosts of the hosts fixture, ranks placed
+    block-wise; returns the CompletedProcess. A launch that times out leaves
+    no rank behind (its ranks run in process groups of their own)."""
+    command = hosts.launch_command(build, nprocs, program, with_tandem, env, cwd=cwd)
+    try:
+        return subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env=launcher_environment(build),
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        hosts.sweep()
+        raise
