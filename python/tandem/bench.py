@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .builds import Build, TandemError
+from .hosts import Hosts
 from .launch import launch_command, launcher_environment, run_launch
 from .shaping import SHAPED_BURST_BYTES, rate_bits, tbf
 
@@ -60,9 +61,15 @@ def configs_for(build: Build, transport: str) -> list[Config]:
     return configs
 
 
+# The simulated hosts of tandem bench --hosts while it runs (the transport
+# "hosts": one rank per host on 2 hosts, tandem/hosts.py), else None.
+hosts_network: Hosts | None = None
+
+
 def transport_settings(build: Build, transport: str) -> tuple[list[str], dict[str, str]]:
-    """Launcher arguments and rank variables that select a transport."""
-    if transport == "shm":
+    """Launcher arguments and rank variables that select a transport (the
+    hosts' own come with their launch: launch_for)."""
+    if transport in ("shm", "hosts"):
         return [], {}
     if build.family == "Open MPI":
         args = ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp"]
@@ -146,17 +153,52 @@ def processes(nprocs: int, config: Config) -> int:
     return nprocs + (int(ghosts) if ghosts.isdigit() else 0)
 
 
-def run_records(build, nprocs, program, transport, config, timeout):
-    """One launch of a benchmark program that prints JSON lines: its records,
-    and a problem (a failure, or a hang in MPI_Finalize) or None."""
+def launch_for(build, nprocs, program, transport, config) -> list[str]:
+    """The command that launches a benchmark program on a transport: in the
+    shaped network's namespace, or on the simulated hosts."""
     args, env = transport_settings(build, transport)
     env = {**env, **config.env}
+    if transport == "hosts":
+        assert hosts_network is not None, "tandem bench --hosts makes the hosts"
+        if processes(nprocs, config) != nprocs:
+            raise TandemError(
+                "--also TANDEM_GHOSTS with --hosts: not combined yet; the simulated hosts "
+                "place the ranks block-wise and have no place for progress processes"
+            )
+        return hosts_network.launch_command(
+            build, nprocs, program, config.tandem, env, config.launcher_args
+        )
     command = launch_command(
         build, processes(nprocs, config), program, config.tandem, env, args + config.launcher_args
     )
     if transport == "shaped":
         command = ["ip", "netns", "exec", NETNS, *command]
+    return command
+
+
+def launched_outcome(command, build, transport, timeout):
+    """run_launch, then, after a launch killed on the hosts, the ranks it
+    left there (they run in process groups of their own)."""
     outcome = run_launch(command, launcher_environment(build), timeout)
+    if outcome.timed_out and transport == "hosts" and hosts_network is not None:
+        hosts_network.sweep()
+    return outcome
+
+
+def settle_for(transport: str, rate: str) -> int:
+    """settle_us on a shaped network (the loopback, or the hosts' links), else 0."""
+    if transport == "shaped":
+        return settle_us(rate)
+    if transport == "hosts" and hosts_network is not None and hosts_network.link:
+        return settle_us(hosts_network.link)
+    return 0
+
+
+def run_records(build, nprocs, program, transport, config, timeout):
+    """One launch of a benchmark program that prints JSON lines: its records,
+    and a problem (a failure, or a hang in MPI_Finalize) or None."""
+    command = launch_for(build, nprocs, program, transport, config)
+    outcome = launched_outcome(command, build, transport, timeout)
     records = [json.loads(line) for line in outcome.stdout.splitlines() if line.startswith("{")]
     stacks = outcome.where_killed
     if outcome.returncode not in (0, None) or not records:
@@ -203,6 +245,11 @@ def document(benchmark, rounds, trials, problems, records, summary, **extra) -> 
         "benchmark": benchmark,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cores": os.cpu_count(), "spare_core": spare_core(), "host": platform.node()},
+        **(
+            {"hosts": {"count": hosts_network.count, "link": hosts_network.link}}
+            if hosts_network is not None
+            else {}
+        ),
         **extra,
         "rounds": rounds,
         "trials_per_round": trials,
@@ -483,7 +530,6 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
     progress = Progress(len(builds) * len(transports) * rounds * len(with_also(latency_configs())))
     for build in builds:
         for transport in transports:
-            args, env = transport_settings(build, transport)
             for round_index in range(rounds):
                 for config in with_also(latency_configs()):
                     program = [
@@ -491,15 +537,8 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
                         ",".join(map(str, sizes)),
                         str(trials),
                     ]
-                    command = launch_command(
-                        build,
-                        processes(2, config),
-                        program,
-                        config.tandem,
-                        {**env, **config.env},
-                        args,
-                    )
-                    outcome = run_launch(command, launcher_environment(build), timeout)
+                    command = launch_for(build, 2, program, transport, config)
+                    outcome = launched_outcome(command, build, transport, timeout)
                     found = [
                         json.loads(line)
                         for line in outcome.stdout.splitlines()
@@ -1182,7 +1221,7 @@ def coll(builds, transports, sizes, rounds, trials, out: Path, rate: str, timeou
             collective,
             ",".join(map(str, sizes)),
             str(trials),
-            str(settle_us(rate) if transport == "shaped" else 0),
+            str(settle_for(transport, rate)),
         ]
         return run_records(build, 2, program, transport, config, timeout)
 

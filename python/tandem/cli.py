@@ -535,10 +535,33 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(f"--ranks {ranks_text}: a rank count must be at least 1")
     if args.which != "apps" and (args.npb or args.npb_build or args.apps or args.configs):
         raise TandemError("--npb, --npb-build, --apps and --configs belong to tandem bench apps")
+    check_hosts_options(args)
+    if args.hosts is not None:
+        if args.which in ("io", "monitor", "apps"):
+            raise TandemError(f"--hosts: tandem bench {args.which} runs on one host only")
+        transports.append("hosts")
     # io, monitor and apps run on the MPI's own transports of one host only
     if "shaped" in transports and args.which not in ("io", "monitor", "apps"):
         bench.shaped_network(args.rate)
     out = Path(args.out or time.strftime(f"tandem-bench-{args.which}-%Y%m%d-%H%M%S")).absolute()
+    with ending_signals_stop(), on_hosts(args.hosts, args.link) as net:
+        bench.hosts_network = net
+        try:
+            path, pictures = run_benchmark(args, builds, transports, sizes, ranks, out)
+        finally:
+            bench.hosts_network = None
+    table = path.with_suffix(".md")
+    if table.exists():
+        print(table.read_text())
+    written = [str(path), table.name, *pictures]
+    print(f"results: {', '.join(written[:-1])} and {written[-1]}")
+    return 0
+
+
+def run_benchmark(args, builds, transports, sizes, ranks, out) -> tuple[Path, list[str]]:
+    """Run the benchmark args.which; its JSON's path and its pictures' names."""
+    from . import bench
+
     if args.which == "apps":
         from . import apps
 
@@ -707,12 +730,7 @@ def command_bench(args: argparse.Namespace) -> int:
             builds, transports, sizes, args.rounds, args.trials, out, args.rate, args.timeout
         )
         pictures = ["overlap-*.png"]
-    table = path.with_suffix(".md")
-    if table.exists():
-        print(table.read_text())
-    written = [str(path), table.name, *pictures]
-    print(f"results: {', '.join(written[:-1])} and {written[-1]}")
-    return 0
+    return path, pictures
 
 
 LINEAGE = (
@@ -776,14 +794,14 @@ def add_rank_options(command: argparse.ArgumentParser, report: str) -> None:
     )
 
 
-def add_hosts_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--hosts",
-        type=int,
-        metavar="H",
-        help="run on H hosts simulated on this machine (network namespaces with host names "
-        "of their own, joined by a bridge; needs root): ranks block-wise, N/H per host",
-    )
+HOSTS_HELP = (
+    "run on H hosts simulated on this machine (network namespaces with host names of their "
+    "own, joined by a bridge; needs root): ranks block-wise, N/H per host"
+)
+
+
+def add_hosts_options(command: argparse.ArgumentParser, hosts_help: str = HOSTS_HELP) -> None:
+    command.add_argument("--hosts", type=int, metavar="H", help=hosts_help)
     command.add_argument(
         "--link",
         metavar="RATE",
@@ -1014,6 +1032,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
+    )
+    add_hosts_options(
+        bench,
+        "also run every configuration on H hosts simulated on this machine (the transport "
+        "'hosts', beside those of --transports; needs root): the ranks block-wise, one per "
+        "host for 2 ranks on 2 hosts",
     )
     bench.add_argument(
         "--also",

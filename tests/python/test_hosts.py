@@ -82,6 +82,8 @@ def test_bad_hosts_options_are_errors():
     for words, said in cases:
         result = tandem_cli("run", *words, "-n", "2", program)
         assert result.returncode == 2 and said in result.stderr, result.stderr
+    result = tandem_cli("bench", "io", "--hosts", "2")
+    assert result.returncode == 2 and "tandem bench io runs on one host only" in result.stderr
 
 
 def test_the_hosts_are_separate_network_stacks_and_names(simulated_hosts):
@@ -316,3 +318,25 @@ def test_link_shapes_both_directions_of_every_host():
         assert re.search(rf"tbf \S+ dev {hosts.DEVICE} root .*rate 300Mbit", text), text
     for i in (1, 2):
         assert re.search(rf"tbf \S+ dev h{i} root .*rate 300Mbit", shown[2]), shown[2]
+
+
+@pytest.mark.parametrize("family", ["openmpi", "mpich"])
+def test_bench_runs_on_the_hosts_beside_the_other_transports(tmp_path, family):
+    """tandem bench latency --hosts 2 --link RATE: every configuration on the
+    hosts too, one rank on each, their transport 'hosts' in the records and
+    the table, the hosts and their link in the document; none left after."""
+    if hosts.missing_requirements("1gbit"):
+        pytest.skip(hosts.missing_requirements("1gbit"))
+    words = ["bench", "latency", "--mpi", family, "--transports", "shm", "--hosts", "2"]
+    words += ["--link", "5gbit", "--sizes", "8,65536", "--rounds", "1", "--trials", "1"]
+    before = {run.directory for run in hosts.runs()}
+    result = tandem_cli(*words, "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr + result.stdout
+    data = json.loads((tmp_path / "latency.json").read_text())
+    assert data["hosts"] == {"count": 2, "link": "5gbit"} and not data["problems"]
+    found = {(r["transport"], r["config"]) for r in data["records"]}
+    for config in ("native", "tandem-off", "tandem-proxy"):
+        assert ("shm", config) in found and ("hosts", config) in found, found
+    label = "Open MPI" if family == "openmpi" else "MPICH"
+    assert f"| {label} | hosts | latency 8 B (us) |" in (tmp_path / "latency.md").read_text()
+    assert {run.directory for run in hosts.runs()} <= before
