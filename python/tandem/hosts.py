@@ -337,13 +337,10 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             return [
                 "--host",
                 host_list,
+                *self.core_binding(nprocs),
                 "--mca",
                 "plm_rsh_agent",
                 str(self.agent),
-                # each host would bind its ranks from core 0 on: the hosts' ranks
-                # would share cores while others idle (the hosts share the cores)
-                "--bind-to",
-                "none",
                 "--mca",
                 "pml",
                 "ob1",
@@ -362,6 +359,24 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             "UCX_TLS": "self,sm,tcp",
             "UCX_NET_DEVICES": DEVICE,
         }
+
+    def core_binding(self, nprocs: int) -> list[str]:
+        """Open MPI's binding of the ranks to the cores the hosts share: as
+        one mpirun binds them on one host, rank r on core r while the ranks
+        are no more than the cores, else none. (By default each host would
+        bind its own ranks from core 0 on, so that the first ranks of all
+        hosts shared core 0 while other cores idled.)"""
+        if nprocs > (os.cpu_count() or 1):
+            return ["--bind-to", "none"]
+        rankfile = self.directory / f"rankfile-{nprocs}"
+        if not rankfile.exists():
+            names = [
+                h.name for h, n in zip(self.hosts, placement(nprocs, self.count)) for _ in range(n)
+            ]
+            rankfile.write_text(
+                "".join(f"rank {r}={name} slot={r}\n" for r, name in enumerate(names))
+            )
+        return ["--rankfile", str(rankfile)]
 
     def launch_command(
         self,

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,24 @@ def test_the_hosts_are_separate_network_stacks_and_names(simulated_hosts):
 def crossed(net: hosts.Hosts, before: dict[str, int]) -> dict[str, int]:
     """Bytes each host sent to the switch since 'before'."""
     return {name: sent - before[name] for name, sent in net.link_bytes().items()}
+
+
+def test_open_mpi_binds_the_ranks_as_on_one_host(simulated_hosts):
+    """Rank r on core r while the ranks are no more than the cores (one
+    mpirun's default on one host), unbound beyond: not each host's ranks
+    from core 0 on, which would stack the hosts' first ranks on one core."""
+    cores = os.cpu_count() or 1
+    show = [
+        sys.executable,
+        "-c",
+        "import os; print(os.environ['OMPI_COMM_WORLD_RANK'], *sorted(os.sched_getaffinity(0)))",
+    ]
+    for nprocs in sorted({min(2, cores), cores + 1}):
+        result = launch_on_hosts(simulated_hosts, build_for("openmpi"), nprocs, show)
+        assert result.returncode == 0, result.stderr
+        bound = {int(line.split()[0]): line.split()[1:] for line in result.stdout.splitlines()}
+        everything = [str(c) for c in range(cores)]
+        assert bound == {r: [str(r)] if nprocs <= cores else everything for r in range(nprocs)}
 
 
 @pytest.mark.parametrize("progress", ["native", "off", "drive", "proxy"])
