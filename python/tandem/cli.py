@@ -297,6 +297,10 @@ def on_hosts(count: int | None, link: str | None):
 def command_hosts(args: argparse.Namespace) -> int:
     """List the runs' hosts on this machine; with --clean, remove those whose
     tandem is gone."""
+    if os.geteuid() != 0:
+        raise TandemError(
+            f"tandem hosts needs root: the runs' files in {hosts.STATE_ROOT} are root's"
+        )
     found = hosts.runs()
     if not found:
         print(f"tandem hosts: none ({hosts.STATE_ROOT} holds no run)")

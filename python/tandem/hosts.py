@@ -161,16 +161,19 @@ class Hosts:
     def make_directory(self) -> Path:
         """The run's directory, under a name no other run has now: tandem +
         this process's id (+ nN for the Nth set of hosts of one process)."""
-        STATE_ROOT.mkdir(mode=0o755, parents=True, exist_ok=True)
-        for n in range(1, 1000):
-            self.name = f"tandem{os.getpid()}" + (f"n{n}" if n > 1 else "")
-            directory = STATE_ROOT / self.name
-            try:
-                directory.mkdir(mode=0o700)
-            except FileExistsError:
-                continue  # another set of this process, or a killed run of the same pid
-            (directory / "run.json").write_text(json.dumps(self.owner()) + "\n")
-            return directory
+        try:
+            STATE_ROOT.mkdir(mode=0o755, parents=True, exist_ok=True)
+            for n in range(1, 1000):
+                self.name = f"tandem{os.getpid()}" + (f"n{n}" if n > 1 else "")
+                directory = STATE_ROOT / self.name
+                try:
+                    directory.mkdir(mode=0o700)
+                except FileExistsError:
+                    continue  # another set of this process, or a killed run of the same pid
+                (directory / "run.json").write_text(json.dumps(self.owner()) + "\n")
+                return directory
+        except OSError as error:
+            raise TandemError(f"cannot make the run's directory in {STATE_ROOT}: {error}") from None
         raise TandemError(f"no free run name in {STATE_ROOT}; try `tandem hosts --clean`")
 
     def owner(self) -> dict:

@@ -72,6 +72,12 @@ def test_without_root_or_tools_nothing_is_made(monkeypatch, capsys, euid, absent
     assert said in error and "nothing was created" in error, error
 
 
+def test_tandem_hosts_needs_root(monkeypatch, capsys):
+    monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
+    assert cli.main(["hosts", "--clean"]) == 2
+    assert "tandem hosts needs root" in capsys.readouterr().err
+
+
 def test_bad_hosts_options_are_errors():
     program = program_path(build_for("openmpi"), "test_hosts")
     cases = [
