@@ -231,7 +231,11 @@ def test_tandem_run_monitor_names_each_ranks_host(tmp_path, family):
 
 
 def run_state(name: str) -> dict:
-    return json.loads((hosts.STATE_ROOT / name / "run.json").read_text())
+    """The run's record, with the switch's network namespace (where its
+    bridge is), read while the run lives."""
+    record = json.loads((hosts.STATE_ROOT / name / "run.json").read_text())
+    record["switch_net"] = os.readlink(f"/proc/{record['switch']}/ns/net")
+    return record
 
 
 def started_run(tmp_path: Path, build, nprocs: int = 4) -> tuple[subprocess.Popen, Path]:
@@ -249,14 +253,16 @@ def started_run(tmp_path: Path, build, nprocs: int = 4) -> tuple[subprocess.Pope
 
 
 def nothing_left(name: str, record: dict, program: Path) -> bool:
-    """No file of the run, no process in its hosts' namespaces (so no
-    namespace), no rank, and no file the MPI libraries named after its hosts."""
-    namespaces = {h["net"] for h in record["hosts"]}
+    """No file of the run, no holder, no process in its hosts' namespaces or
+    its switch's (so no namespace, no bridge, no veth link), no rank, and no
+    file the MPI libraries named after its hosts."""
+    namespaces = {h["net"] for h in record["hosts"]} | {record["switch_net"]}
     named = list(Path("/tmp").glob(f"ompi.{name}-h*")) + list(
         Path("/dev/shm").glob(f"vader_segment.{name}-h*")
     )
     return (
         not (hosts.STATE_ROOT / name).exists()
+        and not hosts.holders_of(hosts.STATE_ROOT / name)
         and not hosts.processes_in(namespaces)
         and not running(program)
         and not named
@@ -306,7 +312,7 @@ def test_hosts_clean_removes_what_a_killed_run_left_and_not_a_running_one(tmp_pa
         assert record["hosts"][0]["name"] != run_state(alive)["hosts"][0]["name"]
         job = descendants(killed.pid) | descendants(living_run.pid)
         holders = [h["holder"] for h in record["hosts"]] + [record["switch"]]
-        for pid in [killed.pid] + holders:
+        for pid in holders + [killed.pid]:  # the holders first, or they see tandem end
             os.kill(pid, signal.SIGKILL)
         killed.wait()
         listed = tandem_cli("hosts")
