@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what Tandem needs on Debian/Ubuntu: both MPIs, compilers, CMake,
-# Python's venv, clang-format, Scotch's library. As root it runs apt-get; otherwise it lists the
-# missing packages and stops.
+# Python's venv, clang-format, Scotch's library, iproute2 (the simulated hosts). As root it runs
+# apt-get; otherwise it lists the missing packages and stops.
 set -euo pipefail
 
 need=()
@@ -17,6 +17,11 @@ have gdb || need+=(gdb)
 have pkg-config || need+=(pkg-config)
 # libscotch: tandem place --algorithm scotch maps ranks with Scotch's library (ctypes)
 ls /usr/lib/*/libscotch.so /usr/lib/libscotch.so >/dev/null 2>&1 || need+=(libscotch-dev)
+# ip, tc, unshare, nsenter, mount: the simulated hosts (tandem run --hosts,
+# tests/python/test_hosts.py) and the shaped network of the benchmarks
+{ have ip && have tc; } || need+=(iproute2)
+{ have nsenter && have unshare; } || need+=(util-linux)
+have mount || need+=(mount)
 have clang-format || need+=(clang-format)
 have python3 || need+=(python3)
 python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
