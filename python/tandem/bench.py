@@ -529,8 +529,8 @@ def latency(builds, transports, sizes, rounds, trials, out: Path, timeout: float
     records, problems = [], []
     progress = Progress(len(builds) * len(transports) * rounds * len(with_also(latency_configs())))
     for build in builds:
-        for transport in transports:
-            for round_index in range(rounds):
+        for round_index in range(rounds):  # every transport in each round (rounds_of)
+            for transport in transports:
                 for config in with_also(latency_configs()):
                     program = [
                         str(build.directory / "tandem-bench-pingpong"),
@@ -625,16 +625,19 @@ def with_also(configs: list[Config]) -> list[Config]:
 def rounds_of(builds, transports, points, configs_of, run_point, rounds):
     """Run run_point(build, transport, config, point) for every point (a
     variant, a rank count) under every configuration, interleaved round by
-    round; returns the labelled records and the problems."""
+    round, transports included (each round runs every transport: the shaped
+    loopback beside the simulated hosts, plain TCP beside them, in the same
+    minutes of a shared machine); returns the labelled records and the
+    problems."""
     records, problems = [], []
     configs_per_run = sum(len(with_also(configs_of(b, t))) for b in builds for t in transports)
     progress = Progress(configs_per_run * rounds * len(points))
     for build in builds:
-        for transport in transports:
-            configs = with_also(configs_of(build, transport))
-            for round_index in range(rounds):
+        configs = {t: with_also(configs_of(build, t)) for t in transports}
+        for round_index in range(rounds):
+            for transport in transports:
                 for point in points:
-                    for config in configs:
+                    for config in configs[transport]:
                         found, problem = run_point(build, transport, config, point)
                         if problem:
                             problems.append(problem)
