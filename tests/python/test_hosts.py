@@ -361,7 +361,7 @@ def test_bench_runs_on_the_hosts_beside_the_other_transports(tmp_path, family):
     words = ["bench", "latency", "--mpi", family, "--transports", "shm", "--hosts", "2"]
     words += ["--link", "5gbit", "--sizes", "8,65536", "--rounds", "1", "--trials", "1"]
     before = {run.directory for run in hosts.runs()}
-    result = tandem_cli(*words, "--out", str(tmp_path))
+    result = tandem_cli(*words, "--out", str(tmp_path), timeout=300)  # 10 launches
     assert result.returncode == 0, result.stderr + result.stdout
     data = json.loads((tmp_path / "latency.json").read_text())
     assert data["hosts"] == {"count": 2, "link": "5gbit"} and not data["problems"]
