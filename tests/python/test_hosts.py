@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import build_for, launch, launch_on_hosts, program_path, tandem_cli
+from conftest import ROOT, build_for, launch, launch_on_hosts, program_path, tandem_cli
 from tandem import cli, hosts
 from test_cli_signals import (
     descendants,
@@ -30,16 +30,14 @@ from test_cli_signals import (
 )
 
 SIZES = [0, 1, 8, 64, 1024, 4096, 12288, 65535, 65536, 262144, 262145, 1 << 20, 4 << 20]
-# Tandem's collectives on the slots where they serve (the built-in choice
-# takes them on more than 2 ranks only), and the blocking ones too.
+# Tandem's collectives on the slots wherever they serve (the built-in choice
+# takes them on more than 2 ranks only: a tuning file asks for them on the
+# node's 2), and the blocking ones too.
 SLOTS_WHERE_THEY_SERVE = {
     "TANDEM_PROGRESS": "proxy",
     "TANDEM_COLL": "tandem",
     "TANDEM_COLL_BLOCKING": "tandem",
-    "TANDEM_COLL_BCAST": "shared",
-    "TANDEM_COLL_GATHER": "shared",
-    "TANDEM_COLL_ALLGATHER": "shared",
-    "TANDEM_COLL_ALLREDUCE": "shared",
+    "TANDEM_COLL_TUNING": str(ROOT / "tests" / "tuning" / "algs_SLOTS.tune"),
     "TANDEM_VERBOSE": "2",
 }
 
@@ -132,17 +130,18 @@ def test_open_mpi_binds_the_ranks_as_on_one_host(simulated_hosts):
         assert bound == {r: [str(r)] if nprocs <= cores else everything for r in range(nprocs)}
 
 
-@pytest.mark.parametrize("progress", ["native", "off", "drive", "proxy"])
+@pytest.mark.parametrize("progress", ["native", "auto", "off", "drive", "proxy"])
 def test_every_size_class_crosses_the_hosts_over_tcp(build, simulated_hosts, progress):
     """Ranks 0-1 on host 1, 2-3 on host 2: 0 and 1 exchange every size with
     2 and 3 (blocking, then nonblocking), which each host's link carries,
-    and with each other inside their host."""
+    and with each other inside their host. The default, auto, sees the
+    ranks span hosts and drives."""
     if progress == "native" and build.family == "MPICH":
         pytest.skip(
             "expected to fail: MPICH 4.0.2 alone hangs in MPI_Finalize over UCX's TCP "
-            "with 4 ranks (README, known issues); Tandem's TANDEM_FINALIZE_PROGRESS prevents it"
+            "with 4 ranks (docs/KNOWN_ISSUES.md); Tandem's drive in MPI_Finalize prevents it"
         )
-    env = {} if progress == "native" else {"TANDEM_PROGRESS": progress}
+    env = {"TANDEM_PROGRESS": progress, "TANDEM_VERBOSE": "1"} if progress != "native" else {}
     program = [program_path(build, "test_hosts"), "2", "p2p"]
     before = simulated_hosts.link_bytes()
     result = launch_on_hosts(
@@ -150,6 +149,8 @@ def test_every_size_class_crosses_the_hosts_over_tcp(build, simulated_hosts, pro
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.endswith("== ok\n") and "0 bytes wrong" in result.stdout
+    if progress == "auto":
+        assert "TANDEM_PROGRESS=auto: drive: 2 of the 4 ranks run on this host" in result.stderr
     each_way = 2 * sum(SIZES)  # per rank: blocking and nonblocking
     for name, sent in crossed(simulated_hosts, before).items():
         assert sent > 2 * each_way, (name, sent)  # two ranks of each host
