@@ -1,5 +1,5 @@
 """Several hosts on one machine, which the MPI libraries take for separate
-nodes (README, "Trying several hosts on one machine").
+nodes (docs/HOSTS.md).
 
 Each host is a network namespace, a UTS namespace (its own host name) and a
 mount namespace (its own /sys, so that UCX sees the host's network devices,
