@@ -112,20 +112,28 @@ def crossed(net: hosts.Hosts, before: dict[str, int]) -> dict[str, int]:
     return {name: sent - before[name] for name, sent in net.link_bytes().items()}
 
 
-def test_open_mpi_binds_the_ranks_as_on_one_host(simulated_hosts):
+def test_open_mpi_binds_the_ranks_as_on_one_host(simulated_hosts, tmp_path):
     """Rank r on core r while the ranks are no more than the cores (one
     mpirun's default on one host), unbound beyond: not each host's ranks
-    from core 0 on, which would stack the hosts' first ranks on one core."""
+    from core 0 on, which would stack the hosts' first ranks on one core.
+    Each rank writes its cores to a file of its own (the hosts share /tmp):
+    mpirun forwards the output of the ranks of both hosts at once, and their
+    lines came mixed (1 run in 4 under load)."""
     cores = os.cpu_count() or 1
-    show = [
-        sys.executable,
-        "-c",
-        "import os; print(os.environ['OMPI_COMM_WORLD_RANK'], *sorted(os.sched_getaffinity(0)))",
-    ]
     for nprocs in sorted({min(2, cores), cores + 1}):
+        found = tmp_path / f"np{nprocs}"
+        found.mkdir()
+        show = [
+            sys.executable,
+            "-c",
+            "import os, sys; rank = os.environ['OMPI_COMM_WORLD_RANK']; "
+            "open(os.path.join(sys.argv[1], rank), 'w').write("
+            "' '.join(str(c) for c in sorted(os.sched_getaffinity(0))))",
+            str(found),
+        ]
         result = launch_on_hosts(simulated_hosts, build_for("openmpi"), nprocs, show)
         assert result.returncode == 0, result.stderr
-        bound = {int(line.split()[0]): line.split()[1:] for line in result.stdout.splitlines()}
+        bound = {int(f.name): f.read_text().split() for f in found.iterdir()}
         everything = [str(c) for c in range(cores)]
         assert bound == {r: [str(r)] if nprocs <= cores else everything for r in range(nprocs)}
 
