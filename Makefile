@@ -45,7 +45,7 @@ demo: build
 	$(VPY) bench/demo.py
 
 # Every benchmark on every MPI and transport; results in docs/perf/.
-# The shaped network needs root (ip netns, tc).
+# The shaped network and the simulated hosts need root (ip netns, unshare, tc).
 bench: build
 	$(VENV)/bin/tandem bench overlap --transports shaped,shm,tcp \
 		--sizes 262144,1048576,4194304 --rounds 3 --trials 5 --timeout 20 --out docs/perf
@@ -70,6 +70,9 @@ bench: build
 		--trials 3 --timeout 60 --io-dir /tmp --out docs/perf/ioapp-shaped
 	$(VENV)/bin/tandem bench monitor --sizes 8,4096 --ranks 2,4 --rounds 5 --trials 21 \
 		--steps 20 --timeout 120 --out docs/perf
+	$(VENV)/bin/tandem bench overlap --transports shaped --hosts 2 --link 2gbit \
+		--sizes 262144,1048576,4194304 --rounds 5 --trials 5 --timeout 30 --out docs/perf/hosts
+	$(VPY) bench/hosts_cost.py --rounds 9 --trials 5 --timeout 30 --out docs/perf/hosts
 
 # Both MPIs from Debian's .deb files with Tandem built against each, for the
 # lent 16-core machine (bench/device.sh); the check runs it with the system's
