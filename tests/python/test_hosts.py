@@ -83,12 +83,15 @@ def test_bad_hosts_options_are_errors():
         (["--hosts", "0"], "--hosts 0: expected 1 to 64 hosts"),
         (["--hosts", "2", "--link", "fast"], "--link fast: expected a positive number"),
         (["--hosts", "2", "--dry-run"], "--dry-run cannot show a launch on --hosts"),
+        (["--hosts", "2", "--ghosts", "1"], "--hosts with --placement or --ghosts: not combined"),
     ]
     for words, said in cases:
         result = tandem_cli("run", *words, "-n", "2", program)
         assert result.returncode == 2 and said in result.stderr, result.stderr
-    result = tandem_cli("bench", "io", "--hosts", "2")
-    assert result.returncode == 2 and "tandem bench io runs on one host only" in result.stderr
+    for which in ("io", "apps"):
+        result = tandem_cli("bench", which, "--hosts", "2")
+        assert result.returncode == 2, result.stderr
+        assert f"tandem bench {which} runs on one host only" in result.stderr
 
 
 def test_the_hosts_are_separate_network_stacks_and_names(simulated_hosts):
