@@ -203,18 +203,18 @@ def command_run(args: argparse.Namespace) -> int:
             "--ghosts needs Tandem: its progress processes are libtandem's; drop it or --no-tandem"
         )
     check_hosts_options(args)
-    if args.hosts is not None and (placement is not None or args.ghosts):
+    if args.hosts is not None and placement is not None:
         raise TandemError(
-            "--hosts with --placement or --ghosts: not combined yet; the simulated hosts place "
-            "the ranks block-wise themselves (drop one of them)"
+            "--hosts with --placement: not combined yet; the simulated hosts place the ranks "
+            "block-wise themselves (drop one of them)"
         )
     prefix = monitor_prefix(args)
     env = tandem_env(args)
     if args.ghosts:  # launched beside the ranks, last on the host (core/world.h)
         env["TANDEM_GHOSTS"] = str(args.ghosts)
     words = [str(path)] + program[1:]
-    if args.hosts is not None:
-        return run_on_hosts(args, build, nprocs, words, prefix, env)
+    if args.hosts is not None:  # G progress processes on each host, last on it
+        return run_on_hosts(args, build, nprocs + args.ghosts * args.hosts, words, prefix, env)
     if placement is None:
         command = launch_command(
             build, nprocs + args.ghosts, words, not args.no_tandem, env, args.launcher_arg

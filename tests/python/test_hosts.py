@@ -83,7 +83,6 @@ def test_bad_hosts_options_are_errors():
         (["--hosts", "0"], "--hosts 0: expected 1 to 64 hosts"),
         (["--hosts", "2", "--link", "fast"], "--link fast: expected a positive number"),
         (["--hosts", "2", "--dry-run"], "--dry-run cannot show a launch on --hosts"),
-        (["--hosts", "2", "--ghosts", "1"], "--hosts with --placement or --ghosts: not combined"),
     ]
     for words, said in cases:
         result = tandem_cli("run", *words, "-n", "2", program)
@@ -383,3 +382,20 @@ def test_bench_runs_on_the_hosts_beside_the_other_transports(tmp_path, family):
     label = "Open MPI" if family == "openmpi" else "MPICH"
     assert f"| {label} | hosts | latency 8 B (us) |" in (tmp_path / "latency.md").read_text()
     assert {run.directory for run in hosts.runs()} <= before
+
+
+@pytest.mark.parametrize("family", ["openmpi", "mpich"])
+def test_heavy_pairs_come_together_with_progress_processes_on_each_host(family):
+    """tandem run --hosts 2 -n 4 --ghosts 1: 6 processes, the last of each
+    host a progress process the program does not see; the ranks exchange most
+    with their partner half a world away, on the other host, and
+    tandem_place_comm (tests/c/place_comm.c) renumbers them so that each
+    heavy pair shares a host."""
+    if hosts.missing_requirements(None):
+        pytest.skip(hosts.missing_requirements(None))
+    program = program_path(build_for(family), "test_place_comm")
+    result = tandem_cli("run", "--hosts", "2", "-n", "4", "--ghosts", "1", program)
+    assert result.returncode == 0, result.stderr
+    lines = re.findall(r"rank (\d): heavy partner on my host: (\w+)", result.stdout)
+    assert sorted(lines) == [(str(r), "yes") for r in range(4)], result.stdout
+    assert result.stdout.endswith("== ok\n")
