@@ -147,8 +147,8 @@ class Progress:
 
 
 def processes(nprocs: int, config: Config) -> int:
-    """The processes a launch of 'nprocs' ranks starts: with progress
-    processes (--also TANDEM_GHOSTS=G) G more beside them, on the one host."""
+    """The processes a launch of 'nprocs' ranks starts on one host: with
+    progress processes (--also TANDEM_GHOSTS=G) G more beside them."""
     ghosts = config.env.get("TANDEM_GHOSTS", "0") if config.tandem else "0"
     return nprocs + (int(ghosts) if ghosts.isdigit() else 0)
 
@@ -160,13 +160,14 @@ def launch_for(build, nprocs, program, transport, config) -> list[str]:
     env = {**env, **config.env}
     if transport == "hosts":
         assert hosts_network is not None, "tandem bench --hosts makes the hosts"
-        if processes(nprocs, config) != nprocs:
-            raise TandemError(
-                "--also TANDEM_GHOSTS with --hosts: not combined yet; the simulated hosts "
-                "place the ranks block-wise and have no place for progress processes"
-            )
+        ghosts = processes(nprocs, config) - nprocs  # on each host, last on it
         return hosts_network.launch_command(
-            build, nprocs, program, config.tandem, env, config.launcher_args
+            build,
+            nprocs + ghosts * hosts_network.count,
+            program,
+            config.tandem,
+            env,
+            config.launcher_args,
         )
     command = launch_command(
         build, processes(nprocs, config), program, config.tandem, env, args + config.launcher_args
