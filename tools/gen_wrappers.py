@@ -553,7 +553,14 @@ def fortran_symbols(f: Function) -> list[str]:
     """The entry points of mpif.h and the mpi module: gfortran's, f2c's and
     the others' manglings."""
     low = f.name.lower()
-    return [low + "_", low + "__", low, f.name.upper()]
+    symbols = [low + "_", low + "__", low, f.name.upper()]
+    if any("baseptr" in p.notes for p in f.params):
+        # Open MPI's mpi module names the TYPE(C_PTR) form of a call that
+        # returns memory mpi_name_cptr (a C pointer by reference: the same
+        # bytes as the INTEGER(KIND=MPI_ADDRESS_KIND) form's)
+        cptr = low + "_cptr"
+        symbols += [cptr + "_", cptr + "__", cptr, cptr.upper()]
+    return symbols
 
 
 def f08_large(f: Function) -> bool:

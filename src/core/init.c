@@ -32,6 +32,7 @@
 #include "monitor/dump.h"
 #include "monitor/monitor.h"
 #include "p2p/blocking.h"
+#include "rma/served.h"
 #include "tandem.h"
 #include "wrappers/gen_hooks.h"
 
@@ -272,10 +273,12 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
                          thread_level_name(granted));
         tdm_config[TDM_CFG_PROGRESS].number = TDM_PROGRESS_OFF;
     }
-    /* A progress process does not return from here (core/world.h); rank 0,
-       the first on its host, is never one. */
+    /* A progress process does not return from here (core/world.h,
+       rma/served.h); rank 0, the first on its host, is never one. */
     if (!disabled && (rc = tdm_world_start()) != MPI_SUCCESS)
         return rc;
+    if (!disabled && tdm_world_progress_process())
+        tdm_served_ghost_run();
     PMPI_Comm_rank(tdm_world, &tdm_world_rank);
     tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);

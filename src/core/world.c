@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -15,34 +14,13 @@
 #include "wrappers/gen_hooks.h"
 
 static MPI_Comm control = MPI_COMM_NULL; /* the whole job: the end of the run */
+static MPI_Comm own = MPI_COMM_NULL;     /* a progress process's fellows */
 static int ghosts_in_job;
-static int universe_size; /* MPI_UNIVERSE_SIZE less the progress processes (at least the
-                             application's ranks) */
-
-/* A progress process: drive the MPI library until the application's ranks
-   enter MPI_Finalize, then finalize too and leave. */
-static void serve(MPI_Comm own)
-{
-    MPI_Request end;
-    int done = 0;
-    long pause_ns = 50000; /* doubling to 1 ms: it serves nothing yet but the end */
-    PMPI_Ibarrier(control, &end);
-    while (!done) {
-        PMPI_Test(&end, &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            struct timespec pause = {0, pause_ns};
-            nanosleep(&pause, NULL);
-            pause_ns = pause_ns * 2 > 1000000 ? 1000000 : pause_ns * 2;
-        }
-    }
-    PMPI_Comm_free(&own);
-    PMPI_Comm_free(&control);
-    /* as the application's ranks do: MPICH over UCX's TCP hangs in
-       MPI_Finalize without it (docs/KNOWN_ISSUES.md) */
-    tdm_ucx_exit_finalize_begins(0);
-    PMPI_Finalize();
-    exit(0);
-}
+static int progress_process;    /* this process is one */
+static int *host_of;            /* per job rank: the job rank of its host's first process */
+static unsigned char *ghost_at; /* per job rank: nonzero for a progress process */
+static int universe_size;       /* MPI_UNIVERSE_SIZE less the progress processes (at least the
+                                   application's ranks) */
 
 /* Every process stops (exit status 1): the message on the first rank. */
 static void stop(int rank)
@@ -78,12 +56,34 @@ static int leave_ghosts(int ghosts, MPI_Comm *app)
         stop(rank);
     }
     int ghost = local >= local_size - ghosts;
-    TDM_CALL_MPI(rc, PMPI_Allreduce(&ghost, &ghosts_in_job, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    int job_size, first = rank, pair[2];
+    TDM_CALL_MPI(rc, PMPI_Comm_size(MPI_COMM_WORLD, &job_size));
+    TDM_CALL_MPI(rc, PMPI_Bcast(&first, 1, MPI_INT, 0, host));
+    host_of = malloc(sizeof(int) * (size_t)job_size);
+    ghost_at = malloc((size_t)job_size);
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)job_size);
+    if (!host_of || !ghost_at || !pairs) {
+        free(pairs);
+        tdm_log_error("TANDEM_GHOSTS: out of memory for the tables of %d processes", job_size);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    pair[0] = first;
+    pair[1] = ghost;
+    TDM_CALL_MPI(rc, PMPI_Allgather(pair, 2, MPI_INT, pairs, 2, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < job_size; i++) {
+        host_of[i] = pairs[2 * i];
+        ghost_at[i] = (unsigned char)pairs[2 * i + 1];
+        ghosts_in_job += ghost_at[i];
+    }
+    free(pairs);
     TDM_CALL_MPI(rc, PMPI_Comm_dup(MPI_COMM_WORLD, &control));
     TDM_CALL_MPI(rc, PMPI_Comm_split(MPI_COMM_WORLD, ghost, rank, app));
     PMPI_Comm_free(&host);
-    if (ghost)
-        serve(*app);
+    if (ghost) {
+        progress_process = 1;
+        own = *app;
+        *app = MPI_COMM_NULL;
+    }
 fn_exit:
     return rc;
 }
@@ -228,8 +228,11 @@ int tdm_world_start(void)
         return MPI_SUCCESS;
     int rc = MPI_SUCCESS, job_size;
     MPI_Comm app = MPI_COMM_NULL;
-    if (ghosts > 0)
+    if (ghosts > 0) {
         TDM_CALL_MPI(rc, leave_ghosts(ghosts, &app));
+        if (progress_process)
+            return MPI_SUCCESS; /* init.c hands it to rma/served.c */
+    }
     if (reordering) {
         MPI_Comm renumbered;
         TDM_CALL_MPI(rc,
@@ -263,6 +266,10 @@ void tdm_world_finish(void)
         PMPI_Wait(&end, MPI_STATUS_IGNORE);
         PMPI_Comm_free(&control);
     }
+    free(host_of);
+    free(ghost_at);
+    host_of = NULL;
+    ghost_at = NULL;
     tdm_world_translated = 0;
     PMPI_Comm_free(&tdm_world);
     tdm_world = MPI_COMM_WORLD;
@@ -271,6 +278,37 @@ void tdm_world_finish(void)
 int tdm_world_ghosts(void)
 {
     return ghosts_in_job;
+}
+
+int tdm_world_progress_process(void)
+{
+    return progress_process;
+}
+
+MPI_Comm tdm_world_job(void)
+{
+    return control;
+}
+
+int tdm_world_host_of(int job_rank)
+{
+    return host_of[job_rank];
+}
+
+int tdm_world_is_ghost(int job_rank)
+{
+    return ghost_at[job_rank];
+}
+
+void tdm_world_ghost_exit(void)
+{
+    PMPI_Comm_free(&own);
+    PMPI_Comm_free(&control);
+    /* as the application's ranks do: MPICH over UCX's TCP hangs in
+       MPI_Finalize without it (docs/KNOWN_ISSUES.md) */
+    tdm_ucx_exit_finalize_begins(0);
+    PMPI_Finalize();
+    exit(0);
 }
 
 /* The attributes MPI caches on MPI_COMM_WORLD are read from the job's: the

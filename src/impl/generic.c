@@ -11,6 +11,11 @@ const char *tdm_impl_family(void)
     return "MPI";
 }
 
+const char *tdm_impl_windows_unserved(void)
+{
+    return NULL;
+}
+
 int tdm_impl_check_process_mpi(char *msg, size_t size)
 {
     (void)msg;

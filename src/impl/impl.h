@@ -12,6 +12,11 @@
 /* "Open MPI", "MPICH" or "MPI": the family this build was compiled against. */
 const char *tdm_impl_family(void);
 
+/* Why the progress processes (TANDEM_GHOSTS) leave this MPI library's
+   MPI_Win_allocate windows to it, in a sentence; NULL where they serve them
+   (rma/served.h). */
+const char *tdm_impl_windows_unserved(void);
+
 /* Check that the MPI library this process actually uses (the one providing
    PMPI_Init) belongs to the family this build was compiled for. Returns 0 when
    it does; otherwise writes a message naming both into msg and returns -1.

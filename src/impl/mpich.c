@@ -40,6 +40,11 @@ const char *tdm_impl_family(void)
     return "MPICH";
 }
 
+const char *tdm_impl_windows_unserved(void)
+{
+    return NULL;
+}
+
 int tdm_impl_check_process_mpi(char *msg, size_t size)
 {
     return tdm_impl_check_marker("MPICH", "MPIR_Err_create_code", msg, size);

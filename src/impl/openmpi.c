@@ -24,6 +24,16 @@ const char *tdm_impl_family(void)
     return "Open MPI";
 }
 
+/* The windows the progress processes make are MPI_Win_create ones, which
+   are osc/rdma's here, with its wrong results (docs/ONESIDED.md). */
+const char *tdm_impl_windows_unserved(void)
+{
+    return "MPI_Win_allocate: Open MPI's own window, not the progress processes': on one host it "
+           "completes operations without the target's calls already (osc sm), and the windows "
+           "the progress processes would make are osc/rdma's, which gives wrong results "
+           "(docs/ONESIDED.md)";
+}
+
 int tdm_impl_check_process_mpi(char *msg, size_t size)
 {
     return tdm_impl_check_marker("Open MPI", "ompi_comm_activate", msg, size);

@@ -11,6 +11,8 @@
 
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/world.h"
+#include "rma/served.h"
 #include "wrappers/gen_hooks.h"
 
 /* A window was made (rc is the call's result): count it. */
@@ -35,6 +37,10 @@ int tdm_hook_Win_allocate(int lang, MPI_Aint size, int disp_unit, MPI_Info info,
                           void *baseptr, MPI_Win *win)
 {
     (void)lang;
+    int rc;
+    if (tdm_world_ghosts() > 0 &&
+        tdm_served_allocate(size, disp_unit, info, comm, baseptr, win, &rc))
+        return rc;
     return made(PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win));
 }
 
@@ -65,6 +71,10 @@ int tdm_hook_Win_allocate_c(int lang, MPI_Aint size, MPI_Aint disp_unit, MPI_Inf
                             MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     (void)lang;
+    int rc;
+    if (tdm_world_ghosts() > 0 &&
+        tdm_served_allocate(size, disp_unit, info, comm, baseptr, win, &rc))
+        return rc;
     return made(PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win));
 }
 
@@ -79,7 +89,10 @@ int tdm_hook_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, 
 int tdm_hook_Win_free(int lang, MPI_Win *win)
 {
     (void)lang;
-    int rc = PMPI_Win_free(win);
+    int rc;
+    if (tdm_served_free(win, &rc))
+        return rc;
+    rc = PMPI_Win_free(win);
     if (rc == MPI_SUCCESS)
         atomic_fetch_sub_explicit(&tdm_windows_open, 1, memory_order_relaxed);
     return rc;

@@ -1223,6 +1223,11 @@ TDM_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
     return tdm_dispatch_Win_test(TDM_LANG_C, win, flag);
 }
 
+TDM_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    return tdm_dispatch_Win_get_attr(TDM_LANG_C, win, win_keyval, attribute_val, flag);
+}
+
 TDM_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
 {
     return tdm_dispatch_Comm_size(TDM_LANG_C, comm, size);

@@ -2517,7 +2517,7 @@ static inline int tdm_dispatch_Put(int lang, const void *origin_addr, int origin
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put", lang);
     tdm_progress_touch();
-    int rc = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = tdm_hook_Put(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return rc;
@@ -2530,7 +2530,7 @@ static inline int tdm_dispatch_Put_c(int lang, const void *origin_addr, MPI_Coun
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Put_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = tdm_hook_Put_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return rc;
@@ -2543,7 +2543,7 @@ static inline int tdm_dispatch_Get(int lang, void *origin_addr, int origin_count
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get", lang);
     tdm_progress_touch();
-    int rc = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = tdm_hook_Get(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return rc;
@@ -2556,7 +2556,7 @@ static inline int tdm_dispatch_Get_c(int lang, void *origin_addr, MPI_Count orig
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     TDM_TRACE_CALL("MPI_Get_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int rc = tdm_hook_Get_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return rc;
@@ -2569,7 +2569,7 @@ static inline int tdm_dispatch_Accumulate(int lang, const void *origin_addr, int
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate", lang);
     tdm_progress_touch();
-    int rc = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int rc = tdm_hook_Accumulate(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return rc;
@@ -2582,7 +2582,7 @@ static inline int tdm_dispatch_Accumulate_c(int lang, const void *origin_addr, M
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Accumulate_c", lang);
     tdm_progress_touch();
-    int rc = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int rc = tdm_hook_Accumulate_c(lang, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return rc;
@@ -2595,7 +2595,7 @@ static inline int tdm_dispatch_Get_accumulate(int lang, const void *origin_addr,
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     TDM_TRACE_CALL("MPI_Get_accumulate", lang);
     tdm_progress_touch();
-    int rc = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int rc = tdm_hook_Get_accumulate(lang, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return rc;
@@ -2607,7 +2607,7 @@ static inline int tdm_dispatch_Fetch_and_op(int lang, const void *origin_addr, v
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     TDM_TRACE_CALL("MPI_Fetch_and_op", lang);
     tdm_progress_touch();
-    int rc = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    int rc = tdm_hook_Fetch_and_op(lang, origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     return rc;
@@ -2619,7 +2619,7 @@ static inline int tdm_dispatch_Compare_and_swap(int lang, const void *origin_add
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     TDM_TRACE_CALL("MPI_Compare_and_swap", lang);
     tdm_progress_touch();
-    int rc = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    int rc = tdm_hook_Compare_and_swap(lang, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     if (rc == MPI_SUCCESS && TDM_UNLIKELY(tdm_monitor_on()))
         tdm_monitor_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     return rc;
@@ -2722,9 +2722,9 @@ static inline int tdm_dispatch_Win_fence(int lang, int assertion, MPI_Win win)
     TDM_TRACE_CALL("MPI_Win_fence", lang);
     tdm_progress_touch();
     if (tdm_progress_outstanding() == 0)
-        return PMPI_Win_fence(assertion, win);
+        return tdm_hook_Win_fence(lang, assertion, win);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Win_fence(assertion, win);
+    int rc = tdm_hook_Win_fence(lang, assertion, win);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -2735,7 +2735,7 @@ static inline int tdm_dispatch_Win_lock(int lang, int lock_type, int rank, int a
         return PMPI_Win_lock(lock_type, rank, assertion, win);
     TDM_TRACE_CALL("MPI_Win_lock", lang);
     tdm_progress_touch();
-    return PMPI_Win_lock(lock_type, rank, assertion, win);
+    return tdm_hook_Win_lock(lang, lock_type, rank, assertion, win);
 }
 
 static inline int tdm_dispatch_Win_unlock(int lang, int rank, MPI_Win win)
@@ -2744,7 +2744,7 @@ static inline int tdm_dispatch_Win_unlock(int lang, int rank, MPI_Win win)
         return PMPI_Win_unlock(rank, win);
     TDM_TRACE_CALL("MPI_Win_unlock", lang);
     tdm_progress_touch();
-    return PMPI_Win_unlock(rank, win);
+    return tdm_hook_Win_unlock(lang, rank, win);
 }
 
 static inline int tdm_dispatch_Win_lock_all(int lang, int assertion, MPI_Win win)
@@ -2753,7 +2753,7 @@ static inline int tdm_dispatch_Win_lock_all(int lang, int assertion, MPI_Win win
         return PMPI_Win_lock_all(assertion, win);
     TDM_TRACE_CALL("MPI_Win_lock_all", lang);
     tdm_progress_touch();
-    return PMPI_Win_lock_all(assertion, win);
+    return tdm_hook_Win_lock_all(lang, assertion, win);
 }
 
 static inline int tdm_dispatch_Win_unlock_all(int lang, MPI_Win win)
@@ -2762,7 +2762,7 @@ static inline int tdm_dispatch_Win_unlock_all(int lang, MPI_Win win)
         return PMPI_Win_unlock_all(win);
     TDM_TRACE_CALL("MPI_Win_unlock_all", lang);
     tdm_progress_touch();
-    return PMPI_Win_unlock_all(win);
+    return tdm_hook_Win_unlock_all(lang, win);
 }
 
 static inline int tdm_dispatch_Win_flush(int lang, int rank, MPI_Win win)
@@ -2771,7 +2771,7 @@ static inline int tdm_dispatch_Win_flush(int lang, int rank, MPI_Win win)
         return PMPI_Win_flush(rank, win);
     TDM_TRACE_CALL("MPI_Win_flush", lang);
     tdm_progress_touch();
-    return PMPI_Win_flush(rank, win);
+    return tdm_hook_Win_flush(lang, rank, win);
 }
 
 static inline int tdm_dispatch_Win_flush_all(int lang, MPI_Win win)
@@ -2780,7 +2780,7 @@ static inline int tdm_dispatch_Win_flush_all(int lang, MPI_Win win)
         return PMPI_Win_flush_all(win);
     TDM_TRACE_CALL("MPI_Win_flush_all", lang);
     tdm_progress_touch();
-    return PMPI_Win_flush_all(win);
+    return tdm_hook_Win_flush_all(lang, win);
 }
 
 static inline int tdm_dispatch_Win_flush_local(int lang, int rank, MPI_Win win)
@@ -2789,7 +2789,7 @@ static inline int tdm_dispatch_Win_flush_local(int lang, int rank, MPI_Win win)
         return PMPI_Win_flush_local(rank, win);
     TDM_TRACE_CALL("MPI_Win_flush_local", lang);
     tdm_progress_touch();
-    return PMPI_Win_flush_local(rank, win);
+    return tdm_hook_Win_flush_local(lang, rank, win);
 }
 
 static inline int tdm_dispatch_Win_flush_local_all(int lang, MPI_Win win)
@@ -2798,7 +2798,7 @@ static inline int tdm_dispatch_Win_flush_local_all(int lang, MPI_Win win)
         return PMPI_Win_flush_local_all(win);
     TDM_TRACE_CALL("MPI_Win_flush_local_all", lang);
     tdm_progress_touch();
-    return PMPI_Win_flush_local_all(win);
+    return tdm_hook_Win_flush_local_all(lang, win);
 }
 
 static inline int tdm_dispatch_Win_sync(int lang, MPI_Win win)
@@ -2807,7 +2807,7 @@ static inline int tdm_dispatch_Win_sync(int lang, MPI_Win win)
         return PMPI_Win_sync(win);
     TDM_TRACE_CALL("MPI_Win_sync", lang);
     tdm_progress_touch();
-    return PMPI_Win_sync(win);
+    return tdm_hook_Win_sync(lang, win);
 }
 
 static inline int tdm_dispatch_Win_post(int lang, MPI_Group group, int assertion, MPI_Win win)
@@ -2816,7 +2816,7 @@ static inline int tdm_dispatch_Win_post(int lang, MPI_Group group, int assertion
         return PMPI_Win_post(group, assertion, win);
     TDM_TRACE_CALL("MPI_Win_post", lang);
     tdm_progress_touch();
-    return PMPI_Win_post(group, assertion, win);
+    return tdm_hook_Win_post(lang, group, assertion, win);
 }
 
 static inline int tdm_dispatch_Win_start(int lang, MPI_Group group, int assertion, MPI_Win win)
@@ -2825,7 +2825,7 @@ static inline int tdm_dispatch_Win_start(int lang, MPI_Group group, int assertio
         return PMPI_Win_start(group, assertion, win);
     TDM_TRACE_CALL("MPI_Win_start", lang);
     tdm_progress_touch();
-    return PMPI_Win_start(group, assertion, win);
+    return tdm_hook_Win_start(lang, group, assertion, win);
 }
 
 static inline int tdm_dispatch_Win_complete(int lang, MPI_Win win)
@@ -2835,9 +2835,9 @@ static inline int tdm_dispatch_Win_complete(int lang, MPI_Win win)
     TDM_TRACE_CALL("MPI_Win_complete", lang);
     tdm_progress_touch();
     if (tdm_progress_outstanding() == 0)
-        return PMPI_Win_complete(win);
+        return tdm_hook_Win_complete(lang, win);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Win_complete(win);
+    int rc = tdm_hook_Win_complete(lang, win);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -2849,9 +2849,9 @@ static inline int tdm_dispatch_Win_wait(int lang, MPI_Win win)
     TDM_TRACE_CALL("MPI_Win_wait", lang);
     tdm_progress_touch();
     if (tdm_progress_outstanding() == 0)
-        return PMPI_Win_wait(win);
+        return tdm_hook_Win_wait(lang, win);
     tdm_progress_blocking_enter();
-    int rc = PMPI_Win_wait(win);
+    int rc = tdm_hook_Win_wait(lang, win);
     tdm_progress_blocking_leave();
     return rc;
 }
@@ -2862,7 +2862,16 @@ static inline int tdm_dispatch_Win_test(int lang, MPI_Win win, int *flag)
         return PMPI_Win_test(win, flag);
     TDM_TRACE_CALL("MPI_Win_test", lang);
     tdm_progress_touch();
-    return PMPI_Win_test(win, flag);
+    return tdm_hook_Win_test(lang, win, flag);
+}
+
+static inline int tdm_dispatch_Win_get_attr(int lang, MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    if (TDM_UNLIKELY(!tdm_active))
+        return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+    TDM_TRACE_CALL("MPI_Win_get_attr", lang);
+    tdm_progress_touch();
+    return tdm_hook_Win_get_attr(lang, win, win_keyval, attribute_val, flag);
 }
 
 static inline int tdm_dispatch_Comm_size(int lang, MPI_Comm comm, int *size)

@@ -7708,6 +7708,26 @@ void MPI_WIN_ALLOCATE(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_F
 {
     tdm_f_win_allocate(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
 }
+TDM_EXPORT void mpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void mpi_win_allocate_cptr__(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_cptr__(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void mpi_win_allocate_cptr(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_cptr(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void MPI_WIN_ALLOCATE_CPTR(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void MPI_WIN_ALLOCATE_CPTR(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
 
 #if TDM_F08 != TDM_F08_NONE
 TDM_EXPORT void mpi_win_allocate_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
@@ -7770,6 +7790,26 @@ void mpi_win_allocate_shared(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info
 }
 TDM_EXPORT void MPI_WIN_ALLOCATE_SHARED(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
 void MPI_WIN_ALLOCATE_SHARED(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate_shared(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void mpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate_shared(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void mpi_win_allocate_shared_cptr__(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_shared_cptr__(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate_shared(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void mpi_win_allocate_shared_cptr(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void mpi_win_allocate_shared_cptr(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    tdm_f_win_allocate_shared(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
+}
+TDM_EXPORT void MPI_WIN_ALLOCATE_SHARED_CPTR(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr);
+void MPI_WIN_ALLOCATE_SHARED_CPTR(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Aint *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
     tdm_f_win_allocate_shared(TDM_LANG_FORTRAN, size, disp_unit, info, comm, baseptr, win, ierr);
 }

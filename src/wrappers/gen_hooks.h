@@ -242,6 +242,21 @@ int tdm_hook_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, 
 #endif
 int tdm_hook_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win);
 int tdm_hook_Win_free(int lang, MPI_Win *win);
+int tdm_hook_Put(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+#if MPI_VERSION >= 4
+int tdm_hook_Put_c(int lang, const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
+#endif
+int tdm_hook_Get(int lang, void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+#if MPI_VERSION >= 4
+int tdm_hook_Get_c(int lang, void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win);
+#endif
+int tdm_hook_Accumulate(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+#if MPI_VERSION >= 4
+int tdm_hook_Accumulate_c(int lang, const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+#endif
+int tdm_hook_Get_accumulate(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int tdm_hook_Fetch_and_op(int lang, const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int tdm_hook_Compare_and_swap(int lang, const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
 int tdm_hook_Rput(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
 #if MPI_VERSION >= 4
 int tdm_hook_Rput_c(int lang, const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
@@ -255,6 +270,22 @@ int tdm_hook_Raccumulate(int lang, const void *origin_addr, int origin_count, MP
 int tdm_hook_Raccumulate_c(int lang, const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
 #endif
 int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int tdm_hook_Win_fence(int lang, int assertion, MPI_Win win);
+int tdm_hook_Win_lock(int lang, int lock_type, int rank, int assertion, MPI_Win win);
+int tdm_hook_Win_unlock(int lang, int rank, MPI_Win win);
+int tdm_hook_Win_lock_all(int lang, int assertion, MPI_Win win);
+int tdm_hook_Win_unlock_all(int lang, MPI_Win win);
+int tdm_hook_Win_flush(int lang, int rank, MPI_Win win);
+int tdm_hook_Win_flush_all(int lang, MPI_Win win);
+int tdm_hook_Win_flush_local(int lang, int rank, MPI_Win win);
+int tdm_hook_Win_flush_local_all(int lang, MPI_Win win);
+int tdm_hook_Win_sync(int lang, MPI_Win win);
+int tdm_hook_Win_post(int lang, MPI_Group group, int assertion, MPI_Win win);
+int tdm_hook_Win_start(int lang, MPI_Group group, int assertion, MPI_Win win);
+int tdm_hook_Win_complete(int lang, MPI_Win win);
+int tdm_hook_Win_wait(int lang, MPI_Win win);
+int tdm_hook_Win_test(int lang, MPI_Win win, int *flag);
+int tdm_hook_Win_get_attr(int lang, MPI_Win win, int win_keyval, void *attribute_val, int *flag);
 int tdm_hook_Comm_get_attr(int lang, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int tdm_hook_Comm_set_errhandler(int lang, MPI_Comm comm, MPI_Errhandler errhandler);
 int tdm_hook_T_pvar_get_num(int lang, int *num_pvar);

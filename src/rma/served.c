@@ -1,0 +1,783 @@
+/* Windows served by the progress processes: rma/served.h. */
+#include "rma/served.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "core/log.h"
+#include "core/runtime.h"
+#include "core/world.h"
+#include "impl/impl.h"
+#include "wrappers/gen_hooks.h"
+
+atomic_int tdm_served_windows;
+
+enum { TAG_COMMAND = 31071, TAG_POSTED = 1, TAG_DONE = 2 };
+enum { COMMAND_CREATE = 1, COMMAND_FREE = 2 };
+/* A command: its kind, the window's id, the tag of its communicator, then for
+   a creation the job ranks of the program's communicator, in its order. */
+enum { HEAD = 4 };
+
+/* What the program's ranks and the progress processes of their hosts make
+   alike for one window. */
+struct frame {
+    MPI_Comm all;    /* the program's communicator's ranks, then the progress processes */
+    MPI_Comm host;   /* this host's part of 'all' */
+    MPI_Win shared;  /* the host's memory: each rank's part, none for progress processes */
+    char *host_base; /* where it starts here, and its length */
+    MPI_Aint host_length;
+    int nwins;         /* one window per rank index within a host: */
+    MPI_Win *by_local; /* locks and passive epochs */
+    MPI_Win active;    /* fence and post/start/complete/wait, locked by every rank throughout */
+};
+
+/* Where one rank's operations go. */
+struct target {
+    int ghost;          /* its progress process, a rank of 'all' */
+    int local;          /* its index among the program's ranks of its host: by_local[local] */
+    MPI_Aint offset;    /* of its part in its host's memory */
+    MPI_Aint disp_unit; /* the rank's own */
+};
+
+struct served {
+    struct served *next;
+    MPI_Win user; /* the program's handle */
+    int id, size, rank;
+    MPI_Comm comm; /* a duplicate of the program's: the notices of post/start/complete/wait */
+    struct frame frame;
+    struct target *targets;
+    int *ghosts; /* job ranks of the progress processes in 'all', for the free command */
+    int nghosts;
+    int lock_all;
+    unsigned char *locked; /* per target: in a lock epoch of this rank's */
+    int *started;          /* the targets of an access epoch (start to complete) */
+    int nstarted;
+    int *posted; /* the origins of an exposure epoch whose notices are still due */
+    int nposted;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct served *windows;
+static int next_id;
+
+static struct served *find(MPI_Win win)
+{
+    if (atomic_load_explicit(&tdm_served_windows, memory_order_relaxed) == 0)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    struct served *s = windows;
+    while (s && s->user != win)
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    return s;
+}
+
+/* --- Making and freeing a frame: both sides ------------------------------ */
+
+/* The progress processes of the hosts of 'members' (job ranks), in job rank
+   order; their count, or -1. */
+static int ghosts_of(const int *members, int n, int **ghosts)
+{
+    int job_size;
+    PMPI_Comm_size(tdm_world_job(), &job_size);
+    unsigned char *host_used = calloc((size_t)job_size, 1);
+    *ghosts = malloc(sizeof(int) * (size_t)job_size);
+    if (!host_used || !*ghosts) {
+        free(host_used);
+        free(*ghosts);
+        *ghosts = NULL;
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        host_used[tdm_world_host_of(members[i])] = 1;
+    int count = 0;
+    for (int j = 0; j < job_size; j++)
+        if (tdm_world_is_ghost(j) && host_used[tdm_world_host_of(j)])
+            (*ghosts)[count++] = j;
+    free(host_used);
+    return count;
+}
+
+/* Collective over the n 'members' (job ranks of the program's communicator,
+   in its order) and the progress processes 'ghosts' of their hosts. A
+   member brings 'size' bytes (a multiple of 64) and learns where its part
+   is ('*base') and where its operations go ('*me'). */
+static int frame_make(struct frame *f, const int *members, int n, const int *ghosts, int nghosts,
+                      int tag, MPI_Aint size, void **base, struct target *me)
+{
+    int rc, all_rank, host_size, member;
+    int *order = malloc(sizeof(int) * (size_t)(n + nghosts));
+    MPI_Group job_group = MPI_GROUP_NULL, all_group = MPI_GROUP_NULL, host_group = MPI_GROUP_NULL;
+    int *host_in_all = NULL, *host_ranks = NULL;
+    memset(f, 0, sizeof *f);
+    f->all = f->host = MPI_COMM_NULL;
+    f->shared = f->active = MPI_WIN_NULL;
+    rc = MPI_ERR_NO_MEM;
+    if (!order)
+        goto fn_exit;
+    memcpy(order, members, sizeof(int) * (size_t)n);
+    memcpy(order + n, ghosts, sizeof(int) * (size_t)nghosts);
+    TDM_CALL_MPI(rc, PMPI_Comm_group(tdm_world_job(), &job_group));
+    TDM_CALL_MPI(rc, PMPI_Group_incl(job_group, n + nghosts, order, &all_group));
+    TDM_CALL_MPI(rc, PMPI_Comm_create_group(tdm_world_job(), all_group, tag, &f->all));
+    TDM_CALL_MPI(rc, PMPI_Comm_rank(f->all, &all_rank));
+    member = all_rank < n;
+    TDM_CALL_MPI(
+        rc, PMPI_Comm_split_type(f->all, MPI_COMM_TYPE_SHARED, all_rank, MPI_INFO_NULL, &f->host));
+    char *mine = NULL;
+    TDM_CALL_MPI(rc, PMPI_Win_allocate_shared(member ? size : 0, 1, MPI_INFO_NULL, f->host, &mine,
+                                              &f->shared));
+    /* The host's memory: from the lowest part to the end of the highest. */
+    TDM_CALL_MPI(rc, PMPI_Comm_size(f->host, &host_size));
+    host_in_all = malloc(sizeof(int) * (size_t)host_size);
+    host_ranks = malloc(sizeof(int) * (size_t)host_size);
+    rc = MPI_ERR_NO_MEM;
+    if (!host_in_all || !host_ranks)
+        goto fn_exit;
+    for (int q = 0; q < host_size; q++)
+        host_ranks[q] = q;
+    TDM_CALL_MPI(rc, PMPI_Comm_group(f->host, &host_group));
+    TDM_CALL_MPI(
+        rc, PMPI_Group_translate_ranks(host_group, host_size, host_ranks, all_group, host_in_all));
+    char *low = NULL, *high = NULL;
+    for (int q = 0; q < host_size; q++) {
+        MPI_Aint part;
+        int unit;
+        char *at;
+        TDM_CALL_MPI(rc, PMPI_Win_shared_query(f->shared, q, &part, &unit, &at));
+        if (part == 0)
+            continue;
+        if (!low || at < low)
+            low = at;
+        if (!high || at + part > high)
+            high = at + part;
+    }
+    f->host_base = low;
+    f->host_length = low ? high - low : 0;
+    if (member) {
+        /* my index among the host's members, and my progress process: the
+           host's progress processes take the members in turn */
+        int local = 0, host_ghosts = 0, my_host_rank;
+        TDM_CALL_MPI(rc, PMPI_Comm_rank(f->host, &my_host_rank));
+        for (int q = 0; q < host_size; q++) {
+            if (host_in_all[q] >= n)
+                host_ghosts++;
+            else if (q < my_host_rank)
+                local++;
+        }
+        int pick = local % host_ghosts;
+        for (int q = 0; q < host_size; q++)
+            if (host_in_all[q] >= n && pick-- == 0)
+                me->ghost = host_in_all[q];
+        me->local = local;
+        me->offset = mine && low ? mine - low : 0;
+        *base = mine;
+    }
+    int need = member ? me->local + 1 : 0;
+    TDM_CALL_MPI(rc, PMPI_Allreduce(&need, &f->nwins, 1, MPI_INT, MPI_MAX, f->all));
+    f->by_local = malloc(sizeof(MPI_Win) * (size_t)f->nwins);
+    rc = MPI_ERR_NO_MEM;
+    if (!f->by_local)
+        goto fn_exit;
+    for (int i = 0; i < f->nwins; i++)
+        f->by_local[i] = MPI_WIN_NULL;
+    /* A progress process exposes its host's memory; a member nothing. */
+    void *exposed = member ? NULL : f->host_base;
+    MPI_Aint length = member ? 0 : f->host_length;
+    for (int i = 0; i < f->nwins; i++)
+        TDM_CALL_MPI(rc,
+                     PMPI_Win_create(exposed, length, 1, MPI_INFO_NULL, f->all, &f->by_local[i]));
+    TDM_CALL_MPI(rc, PMPI_Win_create(exposed, length, 1, MPI_INFO_NULL, f->all, &f->active));
+    if (member)
+        TDM_CALL_MPI(rc, PMPI_Win_lock_all(MPI_MODE_NOCHECK, f->active));
+fn_exit:
+    if (job_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&job_group);
+    if (all_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&all_group);
+    if (host_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&host_group);
+    free(host_in_all);
+    free(host_ranks);
+    free(order);
+    return rc;
+}
+
+/* Collective over the frame, in the order frame_make made it. */
+static void frame_free(struct frame *f, int member)
+{
+    if (member && f->active != MPI_WIN_NULL)
+        PMPI_Win_unlock_all(f->active);
+    for (int i = 0; f->by_local && i < f->nwins; i++)
+        if (f->by_local[i] != MPI_WIN_NULL)
+            PMPI_Win_free(&f->by_local[i]);
+    free(f->by_local);
+    f->by_local = NULL;
+    if (f->active != MPI_WIN_NULL)
+        PMPI_Win_free(&f->active);
+    if (f->shared != MPI_WIN_NULL)
+        PMPI_Win_free(&f->shared);
+    if (f->host != MPI_COMM_NULL)
+        PMPI_Comm_free(&f->host);
+    if (f->all != MPI_COMM_NULL)
+        PMPI_Comm_free(&f->all);
+}
+
+/* --- The progress processes ---------------------------------------------- */
+
+struct ghost_window {
+    struct ghost_window *next;
+    int id, sender;
+    struct frame frame;
+};
+
+static struct ghost_window *ghost_windows;
+
+static void ghost_command(MPI_Comm job, const MPI_Status *status)
+{
+    int count;
+    PMPI_Get_count(status, MPI_INT, &count);
+    int *command = malloc(sizeof(int) * (size_t)(count > HEAD ? count : HEAD));
+    if (!command) {
+        tdm_log_error("progress process: out of memory for a command of %d ints", count);
+        PMPI_Abort(job, 1);
+    }
+    PMPI_Recv(command, count, MPI_INT, status->MPI_SOURCE, TAG_COMMAND, job, MPI_STATUS_IGNORE);
+    if (command[0] == COMMAND_CREATE) {
+        struct ghost_window *w = calloc(1, sizeof *w);
+        int *ghosts = NULL, n = command[3];
+        int nghosts = w ? ghosts_of(command + HEAD, n, &ghosts) : -1;
+        if (nghosts < 0 || frame_make(&w->frame, command + HEAD, n, ghosts, nghosts, command[2], 0,
+                                      NULL, NULL) != MPI_SUCCESS) {
+            tdm_log_error("progress process: cannot serve a window of %d ranks", n);
+            PMPI_Abort(job, 1);
+        }
+        free(ghosts);
+        w->id = command[1];
+        w->sender = status->MPI_SOURCE;
+        w->next = ghost_windows;
+        ghost_windows = w;
+    } else if (command[0] == COMMAND_FREE) {
+        struct ghost_window **at = &ghost_windows;
+        while (*at && ((*at)->id != command[1] || (*at)->sender != status->MPI_SOURCE))
+            at = &(*at)->next;
+        if (*at) {
+            struct ghost_window *w = *at;
+            *at = w->next;
+            frame_free(&w->frame, 0);
+            free(w);
+        }
+    }
+    free(command);
+}
+
+/* More processes on this host than CPUs this process may run on: a
+   progress process then naps between polls instead of taking a core from
+   the ranks. */
+static int crowded(void)
+{
+    int job_size, here = 0, rank;
+    cpu_set_t cpus;
+    PMPI_Comm_size(tdm_world_job(), &job_size);
+    PMPI_Comm_rank(tdm_world_job(), &rank);
+    for (int j = 0; j < job_size; j++)
+        here += tdm_world_host_of(j) == tdm_world_host_of(rank);
+    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0)
+        return 1;
+    return here > CPU_COUNT(&cpus);
+}
+
+void tdm_served_ghost_run(void)
+{
+    MPI_Comm job = tdm_world_job();
+    MPI_Request end;
+    int done = 0, nap = crowded();
+    long pause_ns = 50000;
+    PMPI_Ibarrier(job, &end);
+    while (!done) {
+        int flag;
+        MPI_Status status;
+        PMPI_Iprobe(MPI_ANY_SOURCE, TAG_COMMAND, job, &flag, &status);
+        if (flag) {
+            ghost_command(job, &status);
+            continue;
+        }
+        PMPI_Test(&end, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        if (ghost_windows) {
+            /* serving: every poll, or on a crowded host a short nap */
+            if (!nap)
+                continue;
+            pause_ns = 20000;
+        } else {
+            /* nothing to serve but the end */
+            pause_ns = pause_ns * 2 > 1000000 ? 1000000 : pause_ns * 2;
+        }
+        struct timespec pause = {0, pause_ns};
+        nanosleep(&pause, NULL);
+    }
+    tdm_world_ghost_exit();
+}
+
+/* --- The program's ranks ------------------------------------------------- */
+
+static void say_once(int *said, const char *what)
+{
+    if (!*said && TDM_CONFIG_NUMBER(VERBOSE) >= 1 && tdm_world_rank == 0)
+        tdm_log_info("%s", what);
+    *said = 1;
+}
+
+int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                        void *baseptr, MPI_Win *win, int *rc)
+{
+    static int said_served, said_not;
+    const char *why = tdm_impl_windows_unserved();
+    if (why) {
+        say_once(&said_not, why);
+        return 0;
+    }
+    if (disp_unit <= 0 || disp_unit > INT_MAX || size < 0)
+        return 0; /* the MPI library's error, on its own call */
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    say_once(&said_served, "MPI_Win_allocate: the progress processes serve the window");
+    struct served *s = calloc(1, sizeof *s);
+    int *members = NULL, *comm_ranks = NULL;
+    MPI_Group comm_group = MPI_GROUP_NULL, job_group = MPI_GROUP_NULL;
+    void *base = NULL;
+    struct target me = {0};
+    *rc = MPI_ERR_NO_MEM;
+    if (!s)
+        goto fn_exit;
+    s->comm = MPI_COMM_NULL;
+    s->user = MPI_WIN_NULL;
+    TDM_CALL_MPI(*rc, PMPI_Comm_dup(comm, &s->comm));
+    TDM_CALL_MPI(*rc, PMPI_Comm_size(s->comm, &s->size));
+    TDM_CALL_MPI(*rc, PMPI_Comm_rank(s->comm, &s->rank));
+    members = malloc(sizeof(int) * (size_t)s->size);
+    comm_ranks = malloc(sizeof(int) * (size_t)s->size);
+    s->targets = malloc(sizeof(struct target) * (size_t)s->size);
+    s->locked = calloc((size_t)s->size, 1);
+    s->started = malloc(sizeof(int) * (size_t)s->size);
+    s->posted = malloc(sizeof(int) * (size_t)s->size);
+    *rc = MPI_ERR_NO_MEM;
+    if (!members || !comm_ranks || !s->targets || !s->locked || !s->started || !s->posted)
+        goto fn_exit;
+    for (int i = 0; i < s->size; i++)
+        comm_ranks[i] = i;
+    TDM_CALL_MPI(*rc, PMPI_Comm_group(s->comm, &comm_group));
+    TDM_CALL_MPI(*rc, PMPI_Comm_group(tdm_world_job(), &job_group));
+    TDM_CALL_MPI(*rc,
+                 PMPI_Group_translate_ranks(comm_group, s->size, comm_ranks, job_group, members));
+    s->nghosts = ghosts_of(members, s->size, &s->ghosts);
+    *rc = MPI_ERR_NO_MEM;
+    if (s->nghosts < 0)
+        goto fn_exit;
+    /* The window's id and the tag of its communicator come from its first
+       rank, which tells the progress processes. */
+    int head[2] = {0, 0};
+    if (s->rank == 0) {
+        head[0] = next_id++;
+        head[1] = (int)(((unsigned)members[0] * 4099u + (unsigned)head[0]) % 30000u);
+    }
+    TDM_CALL_MPI(*rc, PMPI_Bcast(head, 2, MPI_INT, 0, s->comm));
+    s->id = head[0];
+    if (s->rank == 0) {
+        int *command = malloc(sizeof(int) * (size_t)(HEAD + s->size));
+        *rc = MPI_ERR_NO_MEM;
+        if (!command)
+            goto fn_exit;
+        command[0] = COMMAND_CREATE;
+        command[1] = s->id;
+        command[2] = head[1];
+        command[3] = s->size;
+        memcpy(command + HEAD, members, sizeof(int) * (size_t)s->size);
+        for (int g = 0; g < s->nghosts; g++)
+            PMPI_Send(command, HEAD + s->size, MPI_INT, s->ghosts[g], TAG_COMMAND, tdm_world_job());
+        free(command);
+    }
+    /* each part a multiple of 64 bytes: the next one starts aligned */
+    MPI_Aint rounded = (size + 63) / 64 * 64;
+    TDM_CALL_MPI(*rc, frame_make(&s->frame, members, s->size, s->ghosts, s->nghosts, head[1],
+                                 rounded, &base, &me));
+    me.disp_unit = disp_unit;
+    MPI_Datatype entry;
+    TDM_CALL_MPI(*rc, PMPI_Type_contiguous((int)sizeof(struct target), MPI_BYTE, &entry));
+    TDM_CALL_MPI(*rc, PMPI_Type_commit(&entry));
+    *rc = PMPI_Allgather(&me, 1, entry, s->targets, 1, entry, s->comm);
+    PMPI_Type_free(&entry);
+    if (*rc != MPI_SUCCESS)
+        goto fn_exit;
+    TDM_CALL_MPI(*rc, PMPI_Win_create(base, size, (int)disp_unit, info, comm, &s->user));
+    *(void **)baseptr = base;
+    *win = s->user;
+    pthread_mutex_lock(&lock);
+    s->next = windows;
+    windows = s;
+    pthread_mutex_unlock(&lock);
+    atomic_fetch_add_explicit(&tdm_served_windows, 1, memory_order_relaxed);
+fn_exit:
+    if (comm_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&comm_group);
+    if (job_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&job_group);
+    free(members);
+    free(comm_ranks);
+    if (*rc != MPI_SUCCESS && s) {
+        /* A failure half-way leaves the progress processes waiting in a
+           collective call: the job cannot go on. */
+        tdm_log_error("MPI_Win_allocate for the progress processes failed (MPI error %d)", *rc);
+        PMPI_Abort(tdm_world_job(), 1);
+    }
+    return 1;
+}
+
+static void served_release(struct served *s)
+{
+    free(s->targets);
+    free(s->locked);
+    free(s->started);
+    free(s->posted);
+    free(s->ghosts);
+    free(s);
+}
+
+int tdm_served_free(MPI_Win *win, int *rc)
+{
+    struct served *s = find(*win);
+    if (!s)
+        return 0;
+    pthread_mutex_lock(&lock);
+    struct served **at = &windows;
+    while (*at != s)
+        at = &(*at)->next;
+    *at = s->next;
+    pthread_mutex_unlock(&lock);
+    atomic_fetch_sub_explicit(&tdm_served_windows, 1, memory_order_relaxed);
+    if (s->rank == 0) {
+        int command[HEAD] = {COMMAND_FREE, s->id, 0, 0};
+        for (int g = 0; g < s->nghosts; g++)
+            PMPI_Send(command, HEAD, MPI_INT, s->ghosts[g], TAG_COMMAND, tdm_world_job());
+    }
+    *rc = PMPI_Win_free(&s->user);
+    frame_free(&s->frame, 1);
+    PMPI_Comm_free(&s->comm);
+    served_release(s);
+    *win = MPI_WIN_NULL;
+    return 1;
+}
+
+int tdm_served_flavor(MPI_Win win, void *value)
+{
+    static int allocate = MPI_WIN_FLAVOR_ALLOCATE;
+    if (!find(win))
+        return 0;
+    *(int **)value = &allocate;
+    return 1;
+}
+
+/* The window of the MPI library's an operation to 'rank' goes through. */
+static MPI_Win window_to(const struct served *s, int rank)
+{
+    if (s->lock_all || s->locked[rank])
+        return s->frame.by_local[s->targets[rank].local];
+    return s->frame.active;
+}
+
+void tdm_served_route_slow(MPI_Win *win, int *rank, MPI_Aint *disp)
+{
+    struct served *s = find(*win);
+    if (!s)
+        return;
+    if (*rank == MPI_PROC_NULL) {
+        *win = s->frame.active; /* nothing to do, in a window always in an epoch */
+        return;
+    }
+    if (*rank < 0 || *rank >= s->size)
+        return;
+    const struct target *t = &s->targets[*rank];
+    *win = window_to(s, *rank);
+    *disp = t->offset + *disp * t->disp_unit;
+    *rank = t->ghost;
+}
+
+/* --- Synchronisation ------------------------------------------------------ */
+
+/* Whether a rank named by a synchronisation call is one of 's': if not
+   (MPI_PROC_NULL, or a rank out of range, which the MPI library reports on
+   the program's window), the MPI library sees the call. */
+static int target_of(const struct served *s, int rank)
+{
+    return rank >= 0 && rank < s->size;
+}
+
+int tdm_hook_Win_fence(int lang, int assertion, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_fence(assertion, win);
+    int rc = MPI_SUCCESS;
+    if (!(assertion & MPI_MODE_NOPRECEDE))
+        rc = PMPI_Win_flush_all(s->frame.active);
+    atomic_thread_fence(memory_order_seq_cst); /* the rank's own stores, before the others' */
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Barrier(s->comm);
+    atomic_thread_fence(memory_order_seq_cst); /* the others' operations, before its loads */
+    return rc;
+}
+
+int tdm_hook_Win_lock(int lang, int lock_type, int rank, int assertion, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s || !target_of(s, rank))
+        return PMPI_Win_lock(lock_type, rank, assertion, win);
+    const struct target *t = &s->targets[rank];
+    int rc = PMPI_Win_lock(lock_type, t->ghost, assertion, s->frame.by_local[t->local]);
+    if (rc == MPI_SUCCESS)
+        s->locked[rank] = 1;
+    return rc;
+}
+
+int tdm_hook_Win_unlock(int lang, int rank, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s || !target_of(s, rank))
+        return PMPI_Win_unlock(rank, win);
+    const struct target *t = &s->targets[rank];
+    int rc = PMPI_Win_unlock(t->ghost, s->frame.by_local[t->local]);
+    if (rc == MPI_SUCCESS)
+        s->locked[rank] = 0;
+    atomic_thread_fence(memory_order_seq_cst);
+    return rc;
+}
+
+int tdm_hook_Win_lock_all(int lang, int assertion, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_lock_all(assertion, win);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->frame.nwins && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Win_lock_all(assertion, s->frame.by_local[i]);
+    if (rc == MPI_SUCCESS)
+        s->lock_all = 1;
+    return rc;
+}
+
+int tdm_hook_Win_unlock_all(int lang, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_unlock_all(win);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->frame.nwins; i++) {
+        int one = PMPI_Win_unlock_all(s->frame.by_local[i]);
+        if (rc == MPI_SUCCESS)
+            rc = one;
+    }
+    s->lock_all = 0;
+    atomic_thread_fence(memory_order_seq_cst);
+    return rc;
+}
+
+/* flush or flush_local of one rank, or of every rank ('rank' -1). */
+static int flush(struct served *s, int rank, int local_only)
+{
+    int rc = MPI_SUCCESS;
+    if (rank >= 0) {
+        const struct target *t = &s->targets[rank];
+        MPI_Win w = window_to(s, rank);
+        return local_only ? PMPI_Win_flush_local(t->ghost, w) : PMPI_Win_flush(t->ghost, w);
+    }
+    if (s->lock_all) {
+        for (int i = 0; i < s->frame.nwins && rc == MPI_SUCCESS; i++)
+            rc = local_only ? PMPI_Win_flush_local_all(s->frame.by_local[i])
+                            : PMPI_Win_flush_all(s->frame.by_local[i]);
+        return rc;
+    }
+    for (int r = 0; r < s->size && rc == MPI_SUCCESS; r++)
+        if (s->locked[r])
+            rc = flush(s, r, local_only);
+    return rc;
+}
+
+int tdm_hook_Win_flush(int lang, int rank, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s || !target_of(s, rank))
+        return PMPI_Win_flush(rank, win);
+    return flush(s, rank, 0);
+}
+
+int tdm_hook_Win_flush_local(int lang, int rank, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s || !target_of(s, rank))
+        return PMPI_Win_flush_local(rank, win);
+    return flush(s, rank, 1);
+}
+
+int tdm_hook_Win_flush_all(int lang, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    return s ? flush(s, -1, 0) : PMPI_Win_flush_all(win);
+}
+
+int tdm_hook_Win_flush_local_all(int lang, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    return s ? flush(s, -1, 1) : PMPI_Win_flush_local_all(win);
+}
+
+/* The memory is the host's, as with a shared window: a full fence. */
+int tdm_hook_Win_sync(int lang, MPI_Win win)
+{
+    (void)lang;
+    if (!find(win))
+        return PMPI_Win_sync(win);
+    atomic_thread_fence(memory_order_seq_cst);
+    return MPI_SUCCESS;
+}
+
+/* The ranks of 'group' as ranks of the window's communicator, in '*ranks'. */
+static int ranks_of(const struct served *s, MPI_Group group, int *ranks, int *count)
+{
+    int rc, size;
+    MPI_Group window_group = MPI_GROUP_NULL;
+    TDM_CALL_MPI(rc, PMPI_Group_size(group, &size));
+    rc = MPI_ERR_GROUP;
+    if (size > s->size)
+        goto fn_exit;
+    for (int i = 0; i < size; i++)
+        ranks[i] = i;
+    TDM_CALL_MPI(rc, PMPI_Comm_group(s->comm, &window_group));
+    int *in_group = malloc(sizeof(int) * (size_t)(size > 0 ? size : 1));
+    rc = MPI_ERR_NO_MEM;
+    if (!in_group)
+        goto fn_exit;
+    memcpy(in_group, ranks, sizeof(int) * (size_t)size);
+    rc = PMPI_Group_translate_ranks(group, size, in_group, window_group, ranks);
+    free(in_group);
+    for (int i = 0; rc == MPI_SUCCESS && i < size; i++)
+        if (ranks[i] == MPI_UNDEFINED)
+            rc = MPI_ERR_GROUP;
+    *count = size;
+fn_exit:
+    if (window_group != MPI_GROUP_NULL)
+        PMPI_Group_free(&window_group);
+    return rc;
+}
+
+/* A notice of post/start/complete/wait: it must not wait for its receipt,
+   which may be this rank's own later call. */
+static int notify(const struct served *s, int rank, int tag)
+{
+    MPI_Request request;
+    int rc = PMPI_Isend(NULL, 0, MPI_BYTE, rank, tag, s->comm, &request);
+    return rc == MPI_SUCCESS ? PMPI_Request_free(&request) : rc;
+}
+
+int tdm_hook_Win_post(int lang, MPI_Group group, int assertion, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_post(group, assertion, win);
+    int rc = ranks_of(s, group, s->posted, &s->nposted);
+    atomic_thread_fence(memory_order_seq_cst); /* the rank's stores, before the origins' */
+    for (int i = 0; i < s->nposted && rc == MPI_SUCCESS; i++)
+        rc = notify(s, s->posted[i], TAG_POSTED);
+    return rc;
+}
+
+int tdm_hook_Win_start(int lang, MPI_Group group, int assertion, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_start(group, assertion, win);
+    int rc = ranks_of(s, group, s->started, &s->nstarted);
+    for (int i = 0; i < s->nstarted && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Recv(NULL, 0, MPI_BYTE, s->started[i], TAG_POSTED, s->comm, MPI_STATUS_IGNORE);
+    return rc;
+}
+
+int tdm_hook_Win_complete(int lang, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_complete(win);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->nstarted && rc == MPI_SUCCESS; i++)
+        rc = flush(s, s->started[i], 0);
+    for (int i = 0; i < s->nstarted && rc == MPI_SUCCESS; i++)
+        rc = notify(s, s->started[i], TAG_DONE);
+    s->nstarted = 0;
+    return rc;
+}
+
+int tdm_hook_Win_wait(int lang, MPI_Win win)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_wait(win);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < s->nposted && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Recv(NULL, 0, MPI_BYTE, s->posted[i], TAG_DONE, s->comm, MPI_STATUS_IGNORE);
+    s->nposted = 0;
+    atomic_thread_fence(memory_order_seq_cst); /* the origins' operations, before its loads */
+    return rc;
+}
+
+int tdm_hook_Win_test(int lang, MPI_Win win, int *flag)
+{
+    (void)lang;
+    struct served *s = find(win);
+    if (!s)
+        return PMPI_Win_test(win, flag);
+    /* take the notices that came; the epoch ends when none is due */
+    int rc = MPI_SUCCESS, kept = 0;
+    for (int i = 0; i < s->nposted && rc == MPI_SUCCESS; i++) {
+        int came = 0;
+        rc = PMPI_Iprobe(s->posted[i], TAG_DONE, s->comm, &came, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && came)
+            rc = PMPI_Recv(NULL, 0, MPI_BYTE, s->posted[i], TAG_DONE, s->comm, MPI_STATUS_IGNORE);
+        else
+            s->posted[kept++] = s->posted[i];
+    }
+    s->nposted = kept;
+    *flag = kept == 0;
+    if (*flag)
+        atomic_thread_fence(memory_order_seq_cst);
+    return rc;
+}
+
+int tdm_hook_Win_get_attr(int lang, MPI_Win win, int keyval, void *value, int *flag)
+{
+    (void)lang;
+    if (keyval == MPI_WIN_CREATE_FLAVOR && tdm_served_flavor(win, value)) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Win_get_attr(win, keyval, value, flag);
+}
