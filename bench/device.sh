@@ -37,7 +37,9 @@
 # ranks, every round): a get while the target waits in MPI_Barrier (pure) and
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
 # (busy), DEVICE_RMA_SIZES (default 65536,1048576,8388608), both window
-# flavours, into rma.json.
+# flavours (DEVICE_RMA_FLAVOURS="allocate create"), into rma.json. On MPICH
+# rma and smb also run with a progress process (tandem-ghosts: one more
+# process, TANDEM_GHOSTS=1, no progress thread).
 # DEVICE_ONLY=smb: host overhead and availability of MPI_Get and MPI_Put
 # (bench/rma_smb.c, 2 ranks, the target computing too; DEVICE_SMB_SIZES,
 # default 4 KiB to 4 MiB), into smb.json.
@@ -70,7 +72,7 @@ fi
 RMA_SIZES=${DEVICE_RMA_SIZES:-65536,1048576,8388608}
 RMA_WORK=${DEVICE_RMA_WORK:-0.5}
 RMA_TRIALS=5
-RMA_FLAVOURS=(allocate create)
+read -ra RMA_FLAVOURS <<<"${DEVICE_RMA_FLAVOURS:-allocate create}"
 SMB_SIZES=${DEVICE_SMB_SIZES:-4096,16384,65536,262144,1048576,4194304}
 SMB_ITERATIONS=20
 ONLY=${DEVICE_ONLY:-}
@@ -246,6 +248,8 @@ launch() {
         return 0
     fi
     [ "$limit" -le "$left" ] || limit=$left
+    # progress processes (one host): G more processes than the program's ranks
+    [[ " $variables " =~ \ TANDEM_GHOSTS=([0-9]+)\  ]] && np=$((np + BASH_REMATCH[1]))
     command_line "$mpi" "$np" "$with" "${SETTINGS[$mpi-$transport]} $variables" "$@"
     run_bounded "$limit" "$expected" "$WORK/out" "$WORK/err" "${COMMAND[@]}"
     local label
@@ -444,6 +448,12 @@ configs() { # BENCH MPI TRANSPORT
         done
     fi
     [ "$2" = mpich ] && echo "mpich-async-thread||MPIR_CVAR_ASYNC_PROGRESS=1"
+    # one-sided on MPICH: the progress processes serve MPI_Win_allocate windows
+    # (over shared memory: the tcp rows make each process a host of its own,
+    # MPIR_CVAR_NOLOCAL, with no room for a progress process)
+    if [[ $1 =~ ^(rma|smb)$ ]] && [ "$2" = mpich ] && [ "$3" = shm ]; then
+        echo "tandem-ghosts|tandem|TANDEM_GHOSTS=1 TANDEM_PROGRESS=off"
+    fi
 }
 
 count() { # the items of a comma-separated list
