@@ -39,7 +39,9 @@
 # (busy), DEVICE_RMA_SIZES (default 65536,1048576,8388608), both window
 # flavours (DEVICE_RMA_FLAVOURS="allocate create"), into rma.json. On MPICH
 # rma and smb also run with a progress process (tandem-ghosts: one more
-# process, TANDEM_GHOSTS=1, no progress thread).
+# process, TANDEM_GHOSTS=1, no progress thread; and tandem-ghosts-no-offload,
+# TANDEM_RMA_OFFLOAD_LIMIT=0). DEVICE_MPIS ("openmpi mpich") and
+# DEVICE_TRANSPORTS ("shm tcp") narrow the runs.
 # DEVICE_ONLY=smb: host overhead and availability of MPI_Get and MPI_Put
 # (bench/rma_smb.c, 2 ranks, the target computing too; DEVICE_SMB_SIZES,
 # default 4 KiB to 4 MiB), into smb.json.
@@ -80,8 +82,8 @@ TANDEM_ENV=${DEVICE_TANDEM_ENV:+ $DEVICE_TANDEM_ENV}
 POLLS=${DEVICE_POLLS:-yield}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
-MPIS=(openmpi mpich)
-TRANSPORTS=(shm tcp)
+read -ra MPIS <<<"${DEVICE_MPIS:-openmpi mpich}"
+read -ra TRANSPORTS <<<"${DEVICE_TRANSPORTS:-shm tcp}"
 
 log() { echo "$*" >>"$LOG"; }
 say() {
@@ -453,6 +455,7 @@ configs() { # BENCH MPI TRANSPORT
     # MPIR_CVAR_NOLOCAL, with no room for a progress process)
     if [[ $1 =~ ^(rma|smb)$ ]] && [ "$2" = mpich ] && [ "$3" = shm ]; then
         echo "tandem-ghosts|tandem|TANDEM_GHOSTS=1 TANDEM_PROGRESS=off"
+        echo "tandem-ghosts-no-offload|tandem|TANDEM_GHOSTS=1 TANDEM_PROGRESS=off TANDEM_RMA_OFFLOAD_LIMIT=0"
     fi
 }
 

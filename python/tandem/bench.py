@@ -734,7 +734,7 @@ def rma(builds, transports, sizes, work, flavours, rounds, trials, out, timeout,
         builds,
         transports,
         [(2, flavour) for flavour in flavours],
-        io_configs,
+        rma_configs,
         launched(program_of, timeout),
         rounds,
     )
@@ -783,7 +783,7 @@ def smb(builds, transports, sizes, rounds, trials, out, timeout, rate):
         return [name, "get,put", ",".join(map(str, sizes)), str(trials)]
 
     records, problems = rounds_of(
-        builds, transports, [2], io_configs, launched(program_of, timeout), rounds
+        builds, transports, [2], rma_configs, launched(program_of, timeout), rounds
     )
     keys = ("mpi", "transport", "op", "bytes", "config")
     fields = ("availability", "overhead_s", "base_s", "target_slowdown", "wrong_bytes")
@@ -830,7 +830,7 @@ def heat(builds, transports, nprocs_list, cells, steps, rounds, trials, out, tim
         return [name, str(edge), str(steps), str(trials)]
 
     records, problems = rounds_of(
-        builds, transports, nprocs_list, io_configs, launched(program_of, timeout), rounds
+        builds, transports, nprocs_list, rma_configs, launched(program_of, timeout), rounds
     )
     keys = ("mpi", "transport", "ranks", "config")
     fields = ("blocking_s", "overlapped_s", "update_s", "speedup")
@@ -885,6 +885,19 @@ def io_configs(build: Build, transport: str) -> list[Config]:
     ]
     if build.family == "MPICH":
         configs.append(Config("mpich-async-thread", False, {"MPIR_CVAR_ASYNC_PROGRESS": "1"}))
+    return configs
+
+
+def rma_configs(build: Build, transport: str) -> list[Config]:
+    """io_configs, and on MPICH a progress process per host serving the
+    MPI_Win_allocate windows with no thread (where the ranks of a host share
+    its memory: the tcp and shaped transports make every process a host of
+    its own)."""
+    configs = io_configs(build, transport)
+    if build.family == "MPICH" and transport in ("shm", "hosts"):
+        configs.append(
+            Config("tandem-ghosts", True, {"TANDEM_GHOSTS": "1", "TANDEM_PROGRESS": "off"})
+        )
     return configs
 
 

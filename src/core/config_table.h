@@ -111,6 +111,14 @@ TDM_CONFIG(GHOSTS, "TANDEM_GHOSTS", INT, "0", 0, 64, NULL,
            "with a spare core per host: a passive 8 MiB get from a computing target took 48 ms "
            "against 613 ms natively (2 cores, loaded; docs/ONESIDED.md). Each host needs more "
            "than G processes.")
+TDM_CONFIG(RMA_OFFLOAD_LIMIT, "TANDEM_RMA_OFFLOAD_LIMIT", SIZE, "64k", 0, 1LL << 40, NULL,
+           "With progress processes serving a window (TANDEM_GHOSTS): an MPI_Put or MPI_Get "
+           "of at least this many contiguous bytes between ranks of one host is handed to the "
+           "origin's own progress process, which copies the data between the origin's memory "
+           "and the target's (Linux's process_vm_readv/writev) while the origin computes; the "
+           "origin's next flush, unlock or fence waits for its answer (DART-MPI's origin "
+           "offload). 0: never.",
+           "0 where the origin has nothing to compute between an operation and its flush.")
 TDM_CONFIG(REORDER, "TANDEM_REORDER", STRING, "", 0, 0, NULL,
            "A MAPPING file of tandem place: the processes stay where they were started, and "
            "Tandem renumbers the program's MPI_COMM_WORLD so that rank i is the process "

@@ -321,6 +321,10 @@ int tdm_hook_Finalize(int lang)
     TDM_TRACE_CALL("MPI_Finalize", lang);
     /* Tandem's threads stop before the MPI library goes away. */
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
+    if (tdm_world_ghosts() > 0 && TDM_CONFIG_NUMBER(VERBOSE) >= 2)
+        tdm_log_info("progress processes: %ld one-sided operations handed to them (origin "
+                     "offload)",
+                     tdm_served_offloaded());
     tdm_io_stop();
     tdm_progress_stop();
     tdm_request_reset();

@@ -104,6 +104,9 @@ int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count
                              COUNT target_count, MPI_Datatype target_datatype, MPI_Win win)       \
     {                                                                                             \
         (void)lang;                                                                               \
+        if (tdm_served_offload(win, 0, origin_addr, origin_count, origin_datatype, target_rank,   \
+                               target_disp, target_count, target_datatype))                       \
+            return MPI_SUCCESS;                                                                   \
         tdm_served_route(&win, &target_rank, &target_disp);                                       \
         return PMPI_Put##suffix(origin_addr, origin_count, origin_datatype, target_rank,          \
                                 target_disp, target_count, target_datatype, win);                 \
@@ -113,6 +116,9 @@ int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count
                              COUNT target_count, MPI_Datatype target_datatype, MPI_Win win)       \
     {                                                                                             \
         (void)lang;                                                                               \
+        if (tdm_served_offload(win, 1, origin_addr, origin_count, origin_datatype, target_rank,   \
+                               target_disp, target_count, target_datatype))                       \
+            return MPI_SUCCESS;                                                                   \
         tdm_served_route(&win, &target_rank, &target_disp);                                       \
         return PMPI_Get##suffix(origin_addr, origin_count, origin_datatype, target_rank,          \
                                 target_disp, target_count, target_datatype, win);                 \

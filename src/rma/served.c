@@ -1,10 +1,15 @@
 /* Windows served by the progress processes: rma/served.h. */
 #include "rma/served.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,8 +22,9 @@
 #include "wrappers/gen_hooks.h"
 
 atomic_int tdm_served_windows;
+static atomic_long offloaded;
 
-enum { TAG_COMMAND = 31071, TAG_POSTED = 1, TAG_DONE = 2 };
+enum { TAG_COMMAND = 31071, TAG_OFFLOAD = 31072, TAG_ANSWER = 31073, TAG_POSTED = 1, TAG_DONE = 2 };
 enum { COMMAND_CREATE = 1, COMMAND_FREE = 2 };
 /* A command: its kind, the window's id, the tag of its communicator, then for
    a creation the job ranks of the program's communicator, in its order. */
@@ -43,6 +49,12 @@ struct target {
     int local;          /* its index among the program's ranks of its host: by_local[local] */
     MPI_Aint offset;    /* of its part in its host's memory */
     MPI_Aint disp_unit; /* the rank's own */
+    int host;           /* its host (core/world.h) */
+};
+
+/* An operation handed to the origin's progress process, until its answer. */
+struct handed {
+    long packet[8]; /* what the progress process got: see offload() */
 };
 
 struct served {
@@ -60,7 +72,16 @@ struct served {
     int nstarted;
     int *posted; /* the origins of an exposure epoch whose notices are still due */
     int nposted;
+    int root;              /* the job rank of the communicator's first rank: the window's key */
+    int own_ghost;         /* the job rank of this rank's progress process */
+    int host;              /* this rank's host */
+    struct handed *handed; /* offloaded operations awaiting their answers, oldest first */
+    int nhanded, handed_room, first_handed;
+    int all_confirmed;        /* the lock_all epoch is known to hold its locks */
+    unsigned char *confirmed; /* per target: its lock is known to be held */
 };
+
+static int settle(struct served *s);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct served *windows;
@@ -239,6 +260,41 @@ struct ghost_window {
 
 static struct ghost_window *ghost_windows;
 
+/* An operation an origin of this host handed over (offload()): copy
+   between its memory and the host's, and answer. */
+static void ghost_offload(MPI_Comm job, int origin)
+{
+    long packet[8], answer[3];
+    PMPI_Recv(packet, 8, MPI_LONG, origin, TAG_OFFLOAD, job, MPI_STATUS_IGNORE);
+    struct ghost_window *w = ghost_windows;
+    while (w && (w->id != packet[5] || w->sender != packet[6]))
+        w = w->next;
+    long result = EINVAL;
+    if (w && packet[4] >= 0 && packet[3] >= 0 && packet[4] + packet[3] <= w->frame.host_length) {
+        char *here = w->frame.host_base + packet[4];
+        char *there = (char *)(intptr_t)packet[2];
+        long left = packet[3];
+        result = 0;
+        while (left > 0) {
+            struct iovec local = {here, (size_t)left}, remote = {there, (size_t)left};
+            ssize_t moved = packet[0]
+                                ? process_vm_writev((pid_t)packet[1], &local, 1, &remote, 1, 0)
+                                : process_vm_readv((pid_t)packet[1], &local, 1, &remote, 1, 0);
+            if (moved <= 0) {
+                result = moved < 0 ? errno : EIO;
+                break;
+            }
+            here += moved;
+            there += moved;
+            left -= moved;
+        }
+    }
+    answer[0] = packet[5];
+    answer[1] = packet[6];
+    answer[2] = result;
+    PMPI_Send(answer, 3, MPI_LONG, origin, TAG_ANSWER, job);
+}
+
 static void ghost_command(MPI_Comm job, const MPI_Status *status)
 {
     int count;
@@ -303,6 +359,11 @@ void tdm_served_ghost_run(void)
     while (!done) {
         int flag;
         MPI_Status status;
+        PMPI_Iprobe(MPI_ANY_SOURCE, TAG_OFFLOAD, job, &flag, &status);
+        if (flag) {
+            ghost_offload(job, status.MPI_SOURCE);
+            continue;
+        }
         PMPI_Iprobe(MPI_ANY_SOURCE, TAG_COMMAND, job, &flag, &status);
         if (flag) {
             ghost_command(job, &status);
@@ -369,8 +430,10 @@ int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     s->locked = calloc((size_t)s->size, 1);
     s->started = malloc(sizeof(int) * (size_t)s->size);
     s->posted = malloc(sizeof(int) * (size_t)s->size);
+    s->confirmed = calloc((size_t)s->size, 1);
     *rc = MPI_ERR_NO_MEM;
-    if (!members || !comm_ranks || !s->targets || !s->locked || !s->started || !s->posted)
+    if (!members || !comm_ranks || !s->targets || !s->locked || !s->started || !s->posted ||
+        !s->confirmed)
         goto fn_exit;
     for (int i = 0; i < s->size; i++)
         comm_ranks[i] = i;
@@ -410,6 +473,12 @@ int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     TDM_CALL_MPI(*rc, frame_make(&s->frame, members, s->size, s->ghosts, s->nghosts, head[1],
                                  rounded, &base, &me));
     me.disp_unit = disp_unit;
+    me.host = s->host = tdm_world_host_of(members[s->rank]);
+    s->root = members[0];
+    s->own_ghost = s->ghosts[me.ghost - s->size];
+    /* its progress process may copy to and from this process's memory
+       (offload(); where Yama restricts ptrace to descendants) */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     MPI_Datatype entry;
     TDM_CALL_MPI(*rc, PMPI_Type_contiguous((int)sizeof(struct target), MPI_BYTE, &entry));
     TDM_CALL_MPI(*rc, PMPI_Type_commit(&entry));
@@ -443,6 +512,8 @@ fn_exit:
 
 static void served_release(struct served *s)
 {
+    free(s->confirmed);
+    free(s->handed);
     free(s->targets);
     free(s->locked);
     free(s->started);
@@ -456,6 +527,7 @@ int tdm_served_free(MPI_Win *win, int *rc)
     struct served *s = find(*win);
     if (!s)
         return 0;
+    settle(s); /* before it leaves the list the answers are looked up in */
     pthread_mutex_lock(&lock);
     struct served **at = &windows;
     while (*at != s)
@@ -510,6 +582,130 @@ void tdm_served_route_slow(MPI_Win *win, int *rank, MPI_Aint *disp)
     *rank = t->ghost;
 }
 
+/* --- Origin offload --------------------------------------------------------- */
+
+/* The bytes of 'count' elements of 'datatype' if they lie contiguously from
+   the buffer's start, else -1. */
+static long long contiguous_bytes(MPI_Count count, MPI_Datatype datatype)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(datatype, &true_lb, &true_extent) != MPI_SUCCESS)
+        return -1;
+    if (lb != 0 || true_lb != 0 || extent != size || true_extent != size || count < 0)
+        return -1;
+    return (long long)count * size;
+}
+
+/* An operation of this rank's own may be copied by another process only
+   once the epoch's locks are held (MPICH may take a lock at the first
+   flush): flush once per lock. */
+static int confirm(struct served *s, int rank)
+{
+    int rc = MPI_SUCCESS;
+    if (s->lock_all && !s->all_confirmed) {
+        for (int i = 0; i < s->frame.nwins && rc == MPI_SUCCESS; i++)
+            rc = PMPI_Win_flush_all(s->frame.by_local[i]);
+        s->all_confirmed = rc == MPI_SUCCESS;
+    } else if (!s->lock_all && s->locked[rank] && !s->confirmed[rank]) {
+        const struct target *t = &s->targets[rank];
+        rc = PMPI_Win_flush(t->ghost, s->frame.by_local[t->local]);
+        s->confirmed[rank] = rc == MPI_SUCCESS;
+    }
+    return rc == MPI_SUCCESS;
+}
+
+int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
+                            MPI_Datatype origin_datatype, int rank, MPI_Aint disp,
+                            MPI_Count target_count, MPI_Datatype target_datatype)
+{
+    long long limit = TDM_CONFIG_NUMBER(RMA_OFFLOAD_LIMIT);
+    struct served *s = limit > 0 ? find(win) : NULL;
+    if (!s || rank < 0 || rank >= s->size)
+        return 0;
+    const struct target *t = &s->targets[rank];
+    long long bytes = contiguous_bytes(origin_count, origin_datatype);
+    MPI_Aint offset = t->offset + disp * t->disp_unit;
+    if (t->host != s->host || bytes < limit ||
+        bytes != contiguous_bytes(target_count, target_datatype) || disp < 0 ||
+        offset + bytes > s->frame.host_length || !confirm(s, rank))
+        return 0;
+    if (s->nhanded == s->handed_room) {
+        int room = s->handed_room ? 2 * s->handed_room : 16;
+        struct handed *grown = malloc(sizeof *grown * (size_t)room);
+        if (!grown)
+            return 0;
+        for (int i = 0; i < s->nhanded; i++)
+            grown[i] = s->handed[(s->first_handed + i) % s->handed_room];
+        free(s->handed);
+        s->handed = grown;
+        s->handed_room = room;
+        s->first_handed = 0;
+    }
+    struct handed *h = &s->handed[(s->first_handed + s->nhanded) % s->handed_room];
+    long packet[8] = {
+        get, (long)getpid(), (long)(intptr_t)origin, (long)bytes, (long)offset, s->id, s->root, 0};
+    memcpy(h->packet, packet, sizeof packet);
+    if (PMPI_Send(packet, 8, MPI_LONG, s->own_ghost, TAG_OFFLOAD, tdm_world_job()) != MPI_SUCCESS)
+        return 0;
+    s->nhanded++;
+    atomic_fetch_add_explicit(&offloaded, 1, memory_order_relaxed);
+    return 1;
+}
+
+long tdm_served_offloaded(void)
+{
+    return atomic_load_explicit(&offloaded, memory_order_relaxed);
+}
+
+/* One answer of a progress process to this rank, for whichever window: the
+   oldest operation of that window is done, or copied here if it refused. */
+static int take_answer(void)
+{
+    long answer[3];
+    int rc = PMPI_Recv(answer, 3, MPI_LONG, MPI_ANY_SOURCE, TAG_ANSWER, tdm_world_job(),
+                       MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&lock);
+    struct served *s = windows;
+    while (s && (s->id != answer[0] || s->root != answer[1] || s->nhanded == 0))
+        s = s->next;
+    pthread_mutex_unlock(&lock);
+    if (!s)
+        return MPI_ERR_INTERN;
+    const long *packet = s->handed[s->first_handed].packet;
+    if (answer[2] != 0) {
+        static int said;
+        if (!said && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
+            tdm_log_info("origin offload: the progress process could not reach this process's "
+                         "memory (%s): the origin copies itself",
+                         strerror((int)answer[2]));
+        said = 1;
+        char *there = s->frame.host_base + packet[4], *here = (char *)(intptr_t)packet[2];
+        if (packet[0])
+            memcpy(here, there, (size_t)packet[3]);
+        else
+            memcpy(there, here, (size_t)packet[3]);
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    s->first_handed = (s->first_handed + 1) % s->handed_room;
+    s->nhanded--;
+    return MPI_SUCCESS;
+}
+
+/* Before a synchronisation of 's' returns: every operation handed over is
+   done. */
+static int settle(struct served *s)
+{
+    int rc = MPI_SUCCESS;
+    while (s->nhanded > 0 && rc == MPI_SUCCESS)
+        rc = take_answer();
+    return rc;
+}
+
 /* --- Synchronisation ------------------------------------------------------ */
 
 /* Whether a rank named by a synchronisation call is one of 's': if not
@@ -526,8 +722,8 @@ int tdm_hook_Win_fence(int lang, int assertion, MPI_Win win)
     struct served *s = find(win);
     if (!s)
         return PMPI_Win_fence(assertion, win);
-    int rc = MPI_SUCCESS;
-    if (!(assertion & MPI_MODE_NOPRECEDE))
+    int rc = settle(s);
+    if (rc == MPI_SUCCESS && !(assertion & MPI_MODE_NOPRECEDE))
         rc = PMPI_Win_flush_all(s->frame.active);
     atomic_thread_fence(memory_order_seq_cst); /* the rank's own stores, before the others' */
     if (rc == MPI_SUCCESS)
@@ -546,6 +742,7 @@ int tdm_hook_Win_lock(int lang, int lock_type, int rank, int assertion, MPI_Win 
     int rc = PMPI_Win_lock(lock_type, t->ghost, assertion, s->frame.by_local[t->local]);
     if (rc == MPI_SUCCESS)
         s->locked[rank] = 1;
+    s->confirmed[rank] = 0;
     return rc;
 }
 
@@ -556,7 +753,9 @@ int tdm_hook_Win_unlock(int lang, int rank, MPI_Win win)
     if (!s || !target_of(s, rank))
         return PMPI_Win_unlock(rank, win);
     const struct target *t = &s->targets[rank];
-    int rc = PMPI_Win_unlock(t->ghost, s->frame.by_local[t->local]);
+    int rc = settle(s);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_unlock(t->ghost, s->frame.by_local[t->local]);
     if (rc == MPI_SUCCESS)
         s->locked[rank] = 0;
     atomic_thread_fence(memory_order_seq_cst);
@@ -574,6 +773,7 @@ int tdm_hook_Win_lock_all(int lang, int assertion, MPI_Win win)
         rc = PMPI_Win_lock_all(assertion, s->frame.by_local[i]);
     if (rc == MPI_SUCCESS)
         s->lock_all = 1;
+    s->all_confirmed = 0;
     return rc;
 }
 
@@ -583,7 +783,7 @@ int tdm_hook_Win_unlock_all(int lang, MPI_Win win)
     struct served *s = find(win);
     if (!s)
         return PMPI_Win_unlock_all(win);
-    int rc = MPI_SUCCESS;
+    int rc = settle(s);
     for (int i = 0; i < s->frame.nwins; i++) {
         int one = PMPI_Win_unlock_all(s->frame.by_local[i]);
         if (rc == MPI_SUCCESS)
@@ -597,7 +797,9 @@ int tdm_hook_Win_unlock_all(int lang, MPI_Win win)
 /* flush or flush_local of one rank, or of every rank ('rank' -1). */
 static int flush(struct served *s, int rank, int local_only)
 {
-    int rc = MPI_SUCCESS;
+    int rc = settle(s);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (rank >= 0) {
         const struct target *t = &s->targets[rank];
         MPI_Win w = window_to(s, rank);

@@ -22,6 +22,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "core/runtime.h"
 
@@ -58,6 +59,29 @@ static inline void tdm_served_route(MPI_Win *win, int *rank, MPI_Aint *disp)
 {
     if (TDM_UNLIKELY(atomic_load_explicit(&tdm_served_windows, memory_order_relaxed)))
         tdm_served_route_slow(win, rank, disp);
+}
+
+/* How many operations this process handed to its progress processes. */
+long tdm_served_offloaded(void);
+
+int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
+                            MPI_Datatype origin_datatype, int rank, MPI_Aint disp,
+                            MPI_Count target_count, MPI_Datatype target_datatype);
+
+/* MPI_Put ('get' 0) or MPI_Get ('get' 1) on a served window: hand it to
+   this rank's progress process (origin offload, TANDEM_RMA_OFFLOAD_LIMIT)
+   and return 1 where the target is on this host, both sides contiguous and
+   the size at least the limit; else 0, and the caller routes it. The next
+   synchronisation of the window waits for it. */
+static inline int tdm_served_offload(MPI_Win win, int get, const void *origin,
+                                     MPI_Count origin_count, MPI_Datatype origin_datatype, int rank,
+                                     MPI_Aint disp, MPI_Count target_count,
+                                     MPI_Datatype target_datatype)
+{
+    if (TDM_LIKELY(atomic_load_explicit(&tdm_served_windows, memory_order_relaxed) == 0))
+        return 0;
+    return tdm_served_offload_slow(win, get, (void *)(intptr_t)origin, origin_count,
+                                   origin_datatype, rank, disp, target_count, target_datatype);
 }
 
 #endif
