@@ -399,3 +399,25 @@ def test_heavy_pairs_come_together_with_progress_processes_on_each_host(family):
     lines = re.findall(r"rank (\d): heavy partner on my host: (\w+)", result.stdout)
     assert sorted(lines) == [(str(r), "yes") for r in range(4)], result.stdout
     assert result.stdout.endswith("== ok\n")
+
+
+def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
+    """MPICH, 2 hosts x (1 rank + 1 progress process), no progress thread:
+    the one-sided matrix gives every byte as computed with its
+    MPI_Win_allocate windows served by the progress processes (the other
+    host's over TCP, its own host's handed over by the origin offload), and a
+    passive target that computes without MPI calls is served from the other
+    host (MPICH alone never lets the origin's puts land)."""
+    build = build_for("mpich")
+    env = {"TANDEM_GHOSTS": "1", "TANDEM_PROGRESS": "off", "TANDEM_VERBOSE": "2"}
+    matrix = [program_path(build, "test_rma_matrix")]
+    offload = {**env, "TANDEM_RMA_OFFLOAD_LIMIT": "1"}
+    result = launch_on_hosts(simulated_hosts, build, 4, matrix, offload, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.endswith("== ok\n"), result.stdout
+    assert "the progress processes serve the window" in result.stderr
+    assert re.search(r"[1-9]\d* one-sided operations handed to them", result.stderr)
+    passive = [program_path(build, "test_rma_passive_target"), "allocate"]
+    result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FAILED" not in result.stdout and "the origin's put landed" in result.stdout
