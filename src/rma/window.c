@@ -9,6 +9,8 @@
  */
 #include <stdatomic.h>
 
+#include "core/config.h"
+#include "core/log.h"
 #include "core/progress.h"
 #include "core/runtime.h"
 #include "core/world.h"
@@ -26,10 +28,25 @@ static int made(int rc)
     return rc;
 }
 
+/* With progress processes: a window they do not serve (not an
+   MPI_Win_allocate one), said once under TANDEM_VERBOSE=1. */
+static void unserved(const char *call)
+{
+    static atomic_int said;
+    if (tdm_world_ghosts() == 0 || TDM_CONFIG_NUMBER(VERBOSE) < 1 || tdm_world_rank != 0 ||
+        atomic_exchange(&said, 1))
+        return;
+    tdm_log_info("%s: memory the progress processes do not map; %s", call,
+                 tdm_progress_running ? "the progress thread serves it"
+                                      : "no progress thread runs to serve it (TANDEM_PROGRESS="
+                                        "drive or proxy would)");
+}
+
 int tdm_hook_Win_create(int lang, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                         MPI_Comm comm, MPI_Win *win)
 {
     (void)lang;
+    unserved("MPI_Win_create");
     return made(PMPI_Win_create(base, size, disp_unit, info, comm, win));
 }
 
@@ -48,12 +65,14 @@ int tdm_hook_Win_allocate_shared(int lang, MPI_Aint size, int disp_unit, MPI_Inf
                                  MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     (void)lang;
+    unserved("MPI_Win_allocate_shared");
     return made(PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win));
 }
 
 int tdm_hook_Win_create_dynamic(int lang, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     (void)lang;
+    unserved("MPI_Win_create_dynamic");
     return made(PMPI_Win_create_dynamic(info, comm, win));
 }
 
@@ -64,6 +83,7 @@ int tdm_hook_Win_create_c(int lang, void *base, MPI_Aint size, MPI_Aint disp_uni
                           MPI_Comm comm, MPI_Win *win)
 {
     (void)lang;
+    unserved("MPI_Win_create");
     return made(PMPI_Win_create_c(base, size, disp_unit, info, comm, win));
 }
 
@@ -82,6 +102,7 @@ int tdm_hook_Win_allocate_shared_c(int lang, MPI_Aint size, MPI_Aint disp_unit, 
                                    MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     (void)lang;
+    unserved("MPI_Win_allocate_shared");
     return made(PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win));
 }
 #endif
