@@ -42,6 +42,11 @@
 # process, TANDEM_GHOSTS=1, no progress thread; and tandem-ghosts-no-offload,
 # TANDEM_RMA_OFFLOAD_LIMIT=0). DEVICE_MPIS ("openmpi mpich") and
 # DEVICE_TRANSPORTS ("shm tcp") narrow the runs.
+# DEVICE_ONLY=cost: what progress processes cost a program without windows:
+# the 8-byte ping-pong latency (bench/pingpong.c, 2 ranks, DEVICE_LATENCY_TRIALS
+# batches, default 9) into latency.json, and the ghost-cell step on 2 and 8
+# ranks into halo.json, native, Tandem off and drive, each with and without
+# one progress process (TANDEM_GHOSTS=1).
 # DEVICE_ONLY=smb: host overhead and availability of MPI_Get and MPI_Put
 # (bench/rma_smb.c, 2 ranks, the target computing too; DEVICE_SMB_SIZES,
 # default 4 KiB to 4 MiB), into smb.json.
@@ -77,6 +82,7 @@ RMA_TRIALS=5
 read -ra RMA_FLAVOURS <<<"${DEVICE_RMA_FLAVOURS:-allocate create}"
 SMB_SIZES=${DEVICE_SMB_SIZES:-4096,16384,65536,262144,1048576,4194304}
 SMB_ITERATIONS=20
+LATENCY_TRIALS=${DEVICE_LATENCY_TRIALS:-9}
 ONLY=${DEVICE_ONLY:-}
 TANDEM_ENV=${DEVICE_TANDEM_ENV:+ $DEVICE_TANDEM_ENV}
 POLLS=${DEVICE_POLLS:-yield}
@@ -317,6 +323,7 @@ PARAMETERS[coll]=$(printf '{"collectives": "%s", "sizes": "%s", "trials": %d}' \
     "$COLLECTIVES" "$COLL_SIZES" "$COLL_TRIALS")
 PARAMETERS[rma]=$(printf '{"sizes": "%s", "work_s": %s, "trials": %d}' \
     "$RMA_SIZES" "$RMA_WORK" "$RMA_TRIALS")
+PARAMETERS[latency]=$(printf '{"sizes": "8", "trials": %d}' "$LATENCY_TRIALS")
 PARAMETERS[smb]=$(printf '{"sizes": "%s", "iterations": %d}' "$SMB_SIZES" "$SMB_ITERATIONS")
 PARAMETERS[halo]=$(printf '{"cells": %d, "halo_bytes": %d, "steps": %d, "trials": %d}' \
     "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
@@ -437,6 +444,14 @@ done
 # Configurations: NAME|tandem or empty|NAME=VALUE for the ranks.
 configs() { # BENCH MPI TRANSPORT
     local shm_off=""
+    if [ "$ONLY" = cost ]; then
+        echo "native||"
+        echo "tandem-off|tandem|TANDEM_PROGRESS=off"
+        echo "tandem-off-ghosts|tandem|TANDEM_PROGRESS=off TANDEM_GHOSTS=1"
+        echo "tandem-drive|tandem|TANDEM_PROGRESS=drive"
+        echo "tandem-drive-ghosts|tandem|TANDEM_PROGRESS=drive TANDEM_GHOSTS=1"
+        return
+    fi
     [ "$3" = tcp ] && shm_off=" TANDEM_COLL_SHM=0" # TCP stands for separate nodes
     echo "native||"
     if [ "$1" = coll ]; then
@@ -482,6 +497,10 @@ phase() { # BENCH NP ROUND
         program=(tandem-bench-halo "$HALO_CELLS" "$HALO_BYTES" "$HALO_STEPS" "$HALO_TRIALS")
         expected=1
         ;;
+    latency)
+        program=(tandem-bench-pingpong 8 "$LATENCY_TRIALS" 0)
+        expected=1
+        ;;
     smb)
         program=(tandem-bench-rma-smb get,put "$SMB_SIZES" "$SMB_ITERATIONS")
         expected=$((2 * $(count "$SMB_SIZES")))
@@ -515,9 +534,17 @@ phase() { # BENCH NP ROUND
 for bench in overlap coll halo; do render "$bench"; done
 [ "$ONLY" = rma ] && render rma
 [ "$ONLY" = smb ] && render smb
+[ "$ONLY" = cost ] && render latency
 round=0
 while [ "$ONLY" = smb ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     phase smb 2 $round || break
+    round=$((round + 1))
+done
+while [ "$ONLY" = cost ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+    phase latency 2 $round || break
+    for np in 2 8; do
+        phase halo "$np" $round || break 2
+    done
     round=$((round + 1))
 done
 while [ "$ONLY" = rma ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
@@ -549,7 +576,7 @@ while [ -z "$ONLY" ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     round=$((round + 1))
 done
 say "done: $round whole round(s); results in $OUT"
-for bench in overlap coll halo rma smb; do
+for bench in overlap coll halo rma smb latency; do
     [ -f "$WORK/$bench.records" ] || continue
     say "  $bench: $(wc -l <"$WORK/$bench.records") records," \
         "$(grep -c . "$WORK/$bench.problems") problems"
