@@ -24,11 +24,24 @@
 atomic_int tdm_served_windows;
 static atomic_long offloaded;
 
-enum { TAG_COMMAND = 31071, TAG_OFFLOAD = 31072, TAG_ANSWER = 31073, TAG_POSTED = 1, TAG_DONE = 2 };
+enum {
+    TAG_COMMAND = 31071,
+    TAG_OFFLOAD = 31072,
+    TAG_ANSWER = 31073,
+    TAG_SEQUENCED = 31074,
+    TAG_POSTED = 1,
+    TAG_DONE = 2
+};
 enum { COMMAND_CREATE = 1, COMMAND_FREE = 2 };
-/* A command: its kind, the window's id, the tag of its communicator, then for
-   a creation the job ranks of the program's communicator, in its order. */
-enum { HEAD = 4 };
+/* A command: its kind, the window's id, the tag of its communicator, the
+   number of ranks of the program's communicator, its first rank (the
+   window's key with the id), then the job ranks of the communicator, in its
+   order. The first rank sends it to the sequencer (the job's first progress
+   process), which passes it on to every progress process the window
+   involves: each takes its commands in the one order the sequencer gave
+   them, so two windows made at once on other communicators never wait for
+   each other crosswise. */
+enum { HEAD = 5 };
 
 /* What the program's ranks and the progress processes of their hosts make
    alike for one window. */
@@ -73,6 +86,7 @@ struct served {
     int *posted; /* the origins of an exposure epoch whose notices are still due */
     int nposted;
     int root;              /* the job rank of the communicator's first rank: the window's key */
+    int *members;          /* the job ranks of the communicator, in its order */
     int own_ghost;         /* the job rank of this rank's progress process */
     int host;              /* this rank's host */
     struct handed *handed; /* offloaded operations awaiting their answers, oldest first */
@@ -295,19 +309,13 @@ static void ghost_offload(MPI_Comm job, int origin)
     PMPI_Send(answer, 3, MPI_LONG, origin, TAG_ANSWER, job);
 }
 
-static void ghost_command(MPI_Comm job, const MPI_Status *status)
+/* Carry out a command (a window of the progress processes made or freed). */
+static void ghost_execute(MPI_Comm job, const int *command)
 {
-    int count;
-    PMPI_Get_count(status, MPI_INT, &count);
-    int *command = malloc(sizeof(int) * (size_t)(count > HEAD ? count : HEAD));
-    if (!command) {
-        tdm_log_error("progress process: out of memory for a command of %d ints", count);
-        PMPI_Abort(job, 1);
-    }
-    PMPI_Recv(command, count, MPI_INT, status->MPI_SOURCE, TAG_COMMAND, job, MPI_STATUS_IGNORE);
+    int n = command[3];
     if (command[0] == COMMAND_CREATE) {
         struct ghost_window *w = calloc(1, sizeof *w);
-        int *ghosts = NULL, n = command[3];
+        int *ghosts = NULL;
         int nghosts = w ? ghosts_of(command + HEAD, n, &ghosts) : -1;
         if (nghosts < 0 || frame_make(&w->frame, command + HEAD, n, ghosts, nghosts, command[2], 0,
                                       NULL, NULL) != MPI_SUCCESS) {
@@ -316,12 +324,12 @@ static void ghost_command(MPI_Comm job, const MPI_Status *status)
         }
         free(ghosts);
         w->id = command[1];
-        w->sender = status->MPI_SOURCE;
+        w->sender = command[4];
         w->next = ghost_windows;
         ghost_windows = w;
     } else if (command[0] == COMMAND_FREE) {
         struct ghost_window **at = &ghost_windows;
-        while (*at && ((*at)->id != command[1] || (*at)->sender != status->MPI_SOURCE))
+        while (*at && ((*at)->id != command[1] || (*at)->sender != command[4]))
             at = &(*at)->next;
         if (*at) {
             struct ghost_window *w = *at;
@@ -330,6 +338,39 @@ static void ghost_command(MPI_Comm job, const MPI_Status *status)
             free(w);
         }
     }
+}
+
+/* A command that came (from a window's first rank to the sequencer, or from
+   the sequencer): the sequencer passes it on to the other progress
+   processes of the window, then each carries out its own. */
+static void ghost_command(MPI_Comm job, const MPI_Status *status)
+{
+    int count, me;
+    PMPI_Get_count(status, MPI_INT, &count);
+    PMPI_Comm_rank(job, &me);
+    int *command = malloc(sizeof(int) * (size_t)(count > HEAD ? count : HEAD));
+    if (!command) {
+        tdm_log_error("progress process: out of memory for a command of %d ints", count);
+        PMPI_Abort(job, 1);
+    }
+    PMPI_Recv(command, count, MPI_INT, status->MPI_SOURCE, status->MPI_TAG, job, MPI_STATUS_IGNORE);
+    int involved = status->MPI_TAG == TAG_SEQUENCED;
+    if (status->MPI_TAG == TAG_COMMAND) { /* this is the sequencer */
+        int *ghosts = NULL, nghosts = ghosts_of(command + HEAD, command[3], &ghosts);
+        if (nghosts < 0) {
+            tdm_log_error("progress process: out of memory for a command of %d ints", count);
+            PMPI_Abort(job, 1);
+        }
+        for (int g = 0; g < nghosts; g++) {
+            if (ghosts[g] == me)
+                involved = 1;
+            else
+                PMPI_Send(command, count, MPI_INT, ghosts[g], TAG_SEQUENCED, job);
+        }
+        free(ghosts);
+    }
+    if (involved)
+        ghost_execute(job, command);
     free(command);
 }
 
@@ -365,6 +406,8 @@ void tdm_served_ghost_run(void)
             continue;
         }
         PMPI_Iprobe(MPI_ANY_SOURCE, TAG_COMMAND, job, &flag, &status);
+        if (!flag)
+            PMPI_Iprobe(MPI_ANY_SOURCE, TAG_SEQUENCED, job, &flag, &status);
         if (flag) {
             ghost_command(job, &status);
             continue;
@@ -394,6 +437,16 @@ static void say_once(int *said, const char *what)
     if (!*said && TDM_CONFIG_NUMBER(VERBOSE) >= 1 && tdm_world_rank == 0)
         tdm_log_info("%s", what);
     *said = 1;
+}
+
+/* The job's first progress process: it orders the commands (HEAD). */
+static int sequencer(void)
+{
+    int job_size, j = 0;
+    PMPI_Comm_size(tdm_world_job(), &job_size);
+    while (j < job_size - 1 && !tdm_world_is_ghost(j))
+        j++;
+    return j;
 }
 
 int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
@@ -463,9 +516,9 @@ int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
         command[1] = s->id;
         command[2] = head[1];
         command[3] = s->size;
+        command[4] = members[0];
         memcpy(command + HEAD, members, sizeof(int) * (size_t)s->size);
-        for (int g = 0; g < s->nghosts; g++)
-            PMPI_Send(command, HEAD + s->size, MPI_INT, s->ghosts[g], TAG_COMMAND, tdm_world_job());
+        PMPI_Send(command, HEAD + s->size, MPI_INT, sequencer(), TAG_COMMAND, tdm_world_job());
         free(command);
     }
     /* each part a multiple of 64 bytes: the next one starts aligned */
@@ -499,7 +552,10 @@ fn_exit:
         PMPI_Group_free(&comm_group);
     if (job_group != MPI_GROUP_NULL)
         PMPI_Group_free(&job_group);
-    free(members);
+    if (s && !s->members)
+        s->members = members;
+    else
+        free(members);
     free(comm_ranks);
     if (*rc != MPI_SUCCESS && s) {
         /* A failure half-way leaves the progress processes waiting in a
@@ -512,6 +568,7 @@ fn_exit:
 
 static void served_release(struct served *s)
 {
+    free(s->members);
     free(s->confirmed);
     free(s->handed);
     free(s->targets);
@@ -536,9 +593,20 @@ int tdm_served_free(MPI_Win *win, int *rc)
     pthread_mutex_unlock(&lock);
     atomic_fetch_sub_explicit(&tdm_served_windows, 1, memory_order_relaxed);
     if (s->rank == 0) {
-        int command[HEAD] = {COMMAND_FREE, s->id, 0, 0};
-        for (int g = 0; g < s->nghosts; g++)
-            PMPI_Send(command, HEAD, MPI_INT, s->ghosts[g], TAG_COMMAND, tdm_world_job());
+        /* the job ranks of the communicator: its progress processes' */
+        int *command = malloc(sizeof(int) * (size_t)(HEAD + s->size));
+        if (!command) {
+            tdm_log_error("MPI_Win_free: out of memory for the progress processes' command");
+            PMPI_Abort(tdm_world_job(), 1);
+        }
+        command[0] = COMMAND_FREE;
+        command[1] = s->id;
+        command[2] = 0;
+        command[3] = s->size;
+        command[4] = s->root;
+        memcpy(command + HEAD, s->members, sizeof(int) * (size_t)s->size);
+        PMPI_Send(command, HEAD + s->size, MPI_INT, sequencer(), TAG_COMMAND, tdm_world_job());
+        free(command);
     }
     *rc = PMPI_Win_free(&s->user);
     frame_free(&s->frame, 1);
