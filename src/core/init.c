@@ -221,6 +221,14 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     if (TDM_CONFIG_NUMBER(PROGRESS) == TDM_PROGRESS_AUTO)
         tdm_config[TDM_CFG_PROGRESS].number = auto_progress(auto_reason, sizeof auto_reason);
     threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
+    /* A progress process makes the windows of overlapping communicators at
+       once, on threads (rma/served.h): it asks for MPI_THREAD_MULTIPLE
+       whatever the ranks do, where the launcher tells it is one. */
+    int job_size, host_size, host_rank = tdm_impl_launch_local_rank();
+    long ghosts = TDM_CONFIG_NUMBER(GHOSTS);
+    if (!disabled && ghosts > 0 && host_rank >= 0 &&
+        tdm_impl_launch_shape(&job_size, &host_size) == 0 && host_rank >= host_size - ghosts)
+        threads = 1;
 
     tdm_ucx_exit_init_begins();
     if (!threads) {

@@ -16,6 +16,11 @@ const char *tdm_impl_windows_unserved(void)
     return NULL;
 }
 
+int tdm_impl_launch_local_rank(void)
+{
+    return -1;
+}
+
 int tdm_impl_check_process_mpi(char *msg, size_t size)
 {
     (void)msg;

@@ -89,6 +89,11 @@ int tdm_impl_node_uses_shm(void);
    nothing (a singleton, another launcher). Before MPI_Init too. */
 int tdm_impl_launch_shape(int *world, int *local);
 
+/* This process's rank among those of its host, from the launcher's
+   variables (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, Hydra's
+   MPI_LOCALRANKID), or -1. Before MPI_Init too. */
+int tdm_impl_launch_local_rank(void);
+
 /* MPI libraries on UCX (ucx_exit.c): the MPI library's UCX workers are
    those created between init_begins and init_ends (around MPI_Init); from
    finalize_begins (before PMPI_Finalize, whenever Tandem is active), a

@@ -18,6 +18,8 @@
 #include "impl/check.h"
 #include "impl/impl.h"
 
+#include <stdlib.h>
+
 extern MPI_Fint mpipriv1_[] __attribute__((weak));
 extern MPI_Fint mpipriv2_[] __attribute__((weak));
 extern MPI_Fint mpifcmb5_[] __attribute__((weak));
@@ -107,6 +109,14 @@ int tdm_impl_type_size(MPI_Datatype datatype, int *size)
         return MPI_SUCCESS;
     }
     return PMPI_Type_size(datatype, size);
+}
+
+int tdm_impl_launch_local_rank(void)
+{
+    const char *text = getenv("MPI_LOCALRANKID");
+    char *end;
+    long rank = text ? strtol(text, &end, 10) : -1;
+    return text && end != text && *end == '\0' && rank >= 0 && rank < 1 << 30 ? (int)rank : -1;
 }
 
 int tdm_impl_launch_shape(int *world, int *local)

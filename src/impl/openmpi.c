@@ -10,6 +10,7 @@
 #include "impl/impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern int mpi_fortran_bottom_ __attribute__((weak));
@@ -112,6 +113,14 @@ static int names_shm(const char *list)
         if (strcmp(item, "vader") == 0 || strcmp(item, "sm") == 0)
             return 1;
     return 0;
+}
+
+int tdm_impl_launch_local_rank(void)
+{
+    const char *text = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    char *end;
+    long rank = text ? strtol(text, &end, 10) : -1;
+    return text && end != text && *end == '\0' && rank >= 0 && rank < 1 << 30 ? (int)rank : -1;
 }
 
 int tdm_impl_launch_shape(int *world, int *local)

@@ -273,6 +273,30 @@ struct ghost_window {
 };
 
 static struct ghost_window *ghost_windows;
+static pthread_mutex_t ghost_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int ghost_served; /* windows being served */
+static atomic_int ghost_busy;   /* commands being carried out on threads of their own */
+
+/* The window of an id and first rank, once it exists: a command or an
+   operation may come while another thread still makes it (a window's ranks
+   may return from MPI_Win_allocate before its progress processes do). */
+static struct ghost_window *ghost_find(long id, long sender, int take)
+{
+    for (;;) {
+        pthread_mutex_lock(&ghost_lock);
+        struct ghost_window **at = &ghost_windows;
+        while (*at && ((*at)->id != id || (*at)->sender != sender))
+            at = &(*at)->next;
+        struct ghost_window *w = *at;
+        if (w && take)
+            *at = w->next;
+        pthread_mutex_unlock(&ghost_lock);
+        if (w || atomic_load(&ghost_busy) == 0)
+            return w;
+        struct timespec pause = {0, 10000};
+        nanosleep(&pause, NULL);
+    }
+}
 
 /* An operation an origin of this host handed over (offload()): copy
    between its memory and the host's, and answer. */
@@ -280,9 +304,7 @@ static void ghost_offload(MPI_Comm job, int origin)
 {
     long packet[8], answer[3];
     PMPI_Recv(packet, 8, MPI_LONG, origin, TAG_OFFLOAD, job, MPI_STATUS_IGNORE);
-    struct ghost_window *w = ghost_windows;
-    while (w && (w->id != packet[5] || w->sender != packet[6]))
-        w = w->next;
+    struct ghost_window *w = ghost_find(packet[5], packet[6], 0);
     long result = EINVAL;
     if (w && packet[4] >= 0 && packet[3] >= 0 && packet[4] + packet[3] <= w->frame.host_length) {
         char *here = w->frame.host_base + packet[4];
@@ -325,19 +347,61 @@ static void ghost_execute(MPI_Comm job, const int *command)
         free(ghosts);
         w->id = command[1];
         w->sender = command[4];
+        pthread_mutex_lock(&ghost_lock);
         w->next = ghost_windows;
         ghost_windows = w;
+        pthread_mutex_unlock(&ghost_lock);
+        atomic_fetch_add(&ghost_served, 1);
     } else if (command[0] == COMMAND_FREE) {
-        struct ghost_window **at = &ghost_windows;
-        while (*at && ((*at)->id != command[1] || (*at)->sender != command[4]))
-            at = &(*at)->next;
-        if (*at) {
-            struct ghost_window *w = *at;
-            *at = w->next;
+        struct ghost_window *w = ghost_find(command[1], command[4], 1);
+        if (w) {
             frame_free(&w->frame, 0);
             free(w);
+            atomic_fetch_sub(&ghost_served, 1);
         }
     }
+}
+
+struct ghost_job {
+    MPI_Comm job;
+    int *command;
+};
+
+static void *ghost_thread(void *arg)
+{
+    struct ghost_job *task = arg;
+    ghost_execute(task->job, task->command);
+    free(task->command);
+    free(task);
+    atomic_fetch_sub(&ghost_busy, 1);
+    return NULL;
+}
+
+/* With MPI_THREAD_MULTIPLE, each command on a thread of its own: a window
+   made on one communicator waits for its ranks while another, made at once
+   on an overlapping one, goes on (its ranks may make that one first). */
+static int ghost_threads;
+
+static void ghost_start(MPI_Comm job, int *command)
+{
+    struct ghost_job *task = ghost_threads ? malloc(sizeof *task) : NULL;
+    pthread_t thread;
+    pthread_attr_t attr;
+    if (task) {
+        task->job = job;
+        task->command = command;
+        atomic_fetch_add(&ghost_busy, 1);
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int failed = pthread_create(&thread, &attr, ghost_thread, task);
+        pthread_attr_destroy(&attr);
+        if (!failed)
+            return;
+        atomic_fetch_sub(&ghost_busy, 1);
+        free(task);
+    }
+    ghost_execute(job, command);
+    free(command);
 }
 
 /* A command that came (from a window's first rank to the sequencer, or from
@@ -370,8 +434,9 @@ static void ghost_command(MPI_Comm job, const MPI_Status *status)
         free(ghosts);
     }
     if (involved)
-        ghost_execute(job, command);
-    free(command);
+        ghost_start(job, command);
+    else
+        free(command);
 }
 
 /* More processes on this host than CPUs this process may run on: a
@@ -394,8 +459,10 @@ void tdm_served_ghost_run(void)
 {
     MPI_Comm job = tdm_world_job();
     MPI_Request end;
-    int done = 0, nap = crowded();
+    int done = 0, nap = crowded(), level = MPI_THREAD_SINGLE;
     long pause_ns = 50000;
+    PMPI_Query_thread(&level);
+    ghost_threads = level == MPI_THREAD_MULTIPLE;
     PMPI_Ibarrier(job, &end);
     while (!done) {
         int flag;
@@ -415,7 +482,7 @@ void tdm_served_ghost_run(void)
         PMPI_Test(&end, &done, MPI_STATUS_IGNORE);
         if (done)
             break;
-        if (ghost_windows) {
+        if (atomic_load_explicit(&ghost_served, memory_order_relaxed) > 0) {
             /* serving: every poll, or on a crowded host a short nap */
             if (!nap)
                 continue;
@@ -425,6 +492,10 @@ void tdm_served_ghost_run(void)
             pause_ns = pause_ns * 2 > 1000000 ? 1000000 : pause_ns * 2;
         }
         struct timespec pause = {0, pause_ns};
+        nanosleep(&pause, NULL);
+    }
+    while (atomic_load(&ghost_busy) > 0) {
+        struct timespec pause = {0, 100000};
         nanosleep(&pause, NULL);
     }
     tdm_world_ghost_exit();
