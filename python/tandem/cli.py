@@ -370,6 +370,7 @@ def command_place(args: argparse.Namespace) -> int:
     if args.prefix is None:
         raise TandemError(
             "no PREFIX: expected the record of a run with --monitor=PREFIX (PREFIX.json), "
+            "Open MPI's monitoring files (PREFIX.<rank>.prof), a TreeMatch matrix (FILE.mat), "
             "or --rankfile/--hydra MAPPING"
         )
     if args.output is None:
@@ -384,23 +385,23 @@ def command_place(args: argparse.Namespace) -> int:
         )
     if args.message_cost < 0:
         raise TandemError(f"--message-cost {args.message_cost:g}: expected 0 or more bytes")
-    job = report.load(args.prefix)
-    weight = place.traffic_matrix(job, args.kind, args.message_cost)
+    traffic = place.read_traffic(args.prefix, args.kind, args.message_cost)
+    weight, ranks = traffic.weight, len(traffic.weight)
     hosts = 1 if args.hosts is None else args.hosts
     if args.topology is not None:
         if args.cores is not None:
             raise TandemError("--cores and --topology: give one; the topology has its cores")
         machine = place.machine_from_topology(args.topology, hosts, args.host_names)
     else:
-        cores = args.cores if args.cores is not None else -(-job.world_size // max(hosts, 1))
+        cores = args.cores if args.cores is not None else -(-ranks // max(hosts, 1))
         machine = place.machine_from_shape(hosts, cores, args.host_names)
     start = time.perf_counter()
     leaf_of_rank = place.place(weight, machine, args.algorithm)
     seconds = time.perf_counter() - start
-    identity = place.cost(weight, np.arange(job.world_size), machine)
+    identity = place.cost(weight, np.arange(ranks), machine)
     chosen = place.cost(weight, leaf_of_rank, machine)
     extra = {
-        "record": str(report.job_path(args.prefix)),
+        "record": traffic.source,
         "kind": args.kind,
         "message_cost": args.message_cost,
         "topology": {"levels": machine.levels, "arities": machine.arities},
@@ -408,10 +409,9 @@ def command_place(args: argparse.Namespace) -> int:
     }
     mapping = place.placement_of(leaf_of_rank, machine, args.algorithm, extra)
     mapping.write(args.output)
-    weighed = "bytes" + (f" + {args.message_cost:g} per message" if args.message_cost else "")
     print(
-        f"tandem place: {job.world_size} ranks of {report.job_path(args.prefix)}, "
-        f"traffic {args.kind} ({weighed}), on {machine.describe()}"
+        f"tandem place: {ranks} ranks of {traffic.source}, traffic {traffic.what}, "
+        f"on {machine.describe()}"
     )
     rows = []
     for name, found in (("identity (rank r on core r)", identity), (args.algorithm, chosen)):
@@ -1092,7 +1092,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     placing.add_argument(
-        "prefix", nargs="?", metavar="PREFIX", help="the run's PREFIX (PREFIX.json)"
+        "prefix",
+        nargs="?",
+        metavar="PREFIX",
+        help="the run's PREFIX: Tandem's PREFIX.json, else Open MPI's monitoring files "
+        "PREFIX.<rank>.prof; or a TreeMatch matrix FILE.mat",
     )
     placing.add_argument("--hosts", type=int, help="hosts (default 1)")
     placing.add_argument("--cores", type=int, help="cores per host (default: ranks / hosts)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import build_for, tandem_cli
+from conftest import build_for, launch, program_path, tandem_cli
 from tandem import mapping, place
 from tandem.builds import TandemError
 from test_report import empty_job, record, write_job
@@ -462,3 +462,117 @@ def test_reorder_renumbers_the_world_inside_the_run(tmp_path, mpi):
     result = tandem_cli("run", "-q", "-n", "2", "--mpi", mpi, "-e", f"TANDEM_REORDER={missing}",
                         str(program))  # fmt: skip
     assert f"TANDEM_REORDER={missing}: cannot read {missing}; stopping" in result.stderr
+
+
+# ------------------------------------- other inputs: Open MPI's .prof, .mat
+
+
+def write_mat(path: Path, weight: np.ndarray) -> str:
+    """A TreeMatch matrix: row i, column j = what rank i sends rank j."""
+    path.write_text("".join(" ".join(str(int(v)) for v in row) + "\n" for row in weight))
+    return str(path)
+
+
+def pairs_matrix(ranks: int) -> np.ndarray:
+    """Rank r sends 1 MiB to r + ranks / 2 (mod ranks) and 1 KiB to the
+    others: the identity layout puts each heavy pair on two hosts."""
+    weight = np.full((ranks, ranks), 1024)
+    for r in range(ranks):
+        weight[r, (r + ranks // 2) % ranks] = 1 << 20
+    np.fill_diagonal(weight, 0)
+    return weight
+
+
+def stencil_matrix(rows: int, columns: int, bytes_per_face: int = 1 << 18) -> np.ndarray:
+    """A 2D 5-point stencil on a rows x columns grid of ranks numbered row by
+    row (MiniGhost's pattern in 2D): each rank sends each neighbour a face."""
+    ranks = rows * columns
+    weight = np.zeros((ranks, ranks), dtype=np.int64)
+    for r in range(ranks):
+        row, column = divmod(r, columns)
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            if 0 <= row + dr < rows and 0 <= column + dc < columns:
+                weight[r, (row + dr) * columns + column + dc] = bytes_per_face
+    return weight
+
+
+def reduce_tree_matrix(ranks: int, size: int = 1 << 20) -> np.ndarray:
+    """A binary-tree reduction to rank 0 (the monitoring paper's MPI_Reduce):
+    rank r sends its buffer to its parent (r - 1) // 2."""
+    weight = np.zeros((ranks, ranks), dtype=np.int64)
+    for r in range(1, ranks):
+        weight[r, (r - 1) // 2] = size
+    return weight
+
+
+def test_place_reads_a_treematch_matrix(tmp_path):
+    mat = write_mat(tmp_path / "pairs.mat", pairs_matrix(8))
+    out = tmp_path / "pairs.map"
+    result = tandem_cli("place", mat, "--hosts", "2", "--cores", "4", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "8 ranks of " + mat in result.stdout and "TreeMatch matrix" in result.stdout
+    doc = json.loads(out.read_text())
+    hosts = [entry["host"] for entry in doc["mapping"]]
+    assert all(hosts[r] == hosts[r + 4] for r in range(4))
+    assert doc["record"] == mat
+
+
+def test_bad_matrices_and_prof_files_are_named(tmp_path):
+    out = str(tmp_path / "m.map")
+    (tmp_path / "ragged.mat").write_text("0 1 2\n1 0\n2 1 0\n")
+    error = place_error(tmp_path, str(tmp_path / "ragged.mat"), "-o", out)
+    assert "ragged.mat: 3 lines of [2, 3] numbers; expected N lines of N numbers" in error
+    (tmp_path / "words.mat").write_text("0 x\n1 0\n")
+    error = place_error(tmp_path, str(tmp_path / "words.mat"), "-o", out)
+    assert "words.mat:1: '0 x' holds something other than numbers" in error
+    (tmp_path / "minus.mat").write_text("0 -1\n1 0\n")
+    error = place_error(tmp_path, str(tmp_path / "minus.mat"), "-o", out)
+    assert "negative or infinite numbers; expected weights of 0 or more" in error
+    (tmp_path / "bad.0.prof").write_text("# POINT TO POINT\nE\t0\t1\tmany bytes\n")
+    (tmp_path / "bad.1.prof").write_text("# POINT TO POINT\n")
+    error = place_error(tmp_path, str(tmp_path / "bad"), "-o", out)
+    assert "bad.0.prof:2: 'E\\t0\\t1\\tmany bytes' is not a monitoring line" in error
+    assert "pml_monitoring_enable_output 3" in error
+    (tmp_path / "far.0.prof").write_text("E\t0\t5\t10 bytes\t1 msgs sent\n")
+    (tmp_path / "far.1.prof").write_text("")
+    error = place_error(tmp_path, str(tmp_path / "far"), "-o", out)
+    assert "far.0.prof:1: ranks 0 -> 5, but there are files for ranks 0 to 1 only" in error
+    (tmp_path / "gap.0.prof").write_text("")
+    (tmp_path / "gap.2.prof").write_text("")
+    error = place_error(tmp_path, str(tmp_path / "gap"), "-o", out)
+    assert "gap.2.prof: no gap.1.prof beside it; expected one file per rank, 0 to 1" in error
+    error = place_error(tmp_path, str(tmp_path / "nothing"), "-o", out)
+    assert "nor nothing.<rank>.prof beside it" in error
+
+
+def test_place_reads_open_mpis_own_monitoring_files(tmp_path):
+    """tests/c/place_pattern.c sends the bytes of a matrix under Open MPI's
+    monitoring (--mca pml_monitoring_enable 2: collectives' messages on I
+    lines); tandem place reads the PREFIX.<rank>.prof files: the p2p kind is
+    the matrix, and the mapping is the one of the matrix itself."""
+    build = build_for("openmpi")
+    weight = pairs_matrix(4)
+    mat = write_mat(tmp_path / "pairs.mat", weight)
+    prefix = tmp_path / "ompi"
+    program = [program_path(build, "test_place_pattern"), mat, "send"]
+    monitoring = ["--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output",
+                  "3", "--mca", "pml_monitoring_filename", str(prefix)]  # fmt: skip
+    result = launch(build, 4, program, with_tandem=False, launcher_args=monitoring)
+    assert result.returncode == 0, result.stderr
+    files = place.prof_files(str(prefix))
+    assert [f.name for f in files] == [f"ompi.{r}.prof" for r in range(4)]
+    volume, messages = place.read_prof(files, "p2p")
+    assert volume.tolist() == weight.tolist()
+    assert messages.tolist() == (weight > 0).astype(int).tolist()
+    maps = {}
+    for name, source in (("prof", str(prefix)), ("mat", mat)):
+        out = tmp_path / f"{name}.map"
+        args = ["place", source, "--kind", "p2p", "--hosts", "2", "--cores", "2", "-o", str(out)]
+        result = tandem_cli(*args)
+        assert result.returncode == 0, result.stderr
+        maps[name] = json.loads(out.read_text())
+    assert "ompi.*.prof (4 files)" in maps["prof"]["record"]
+    assert maps["prof"]["mapping"] == maps["mat"]["mapping"]
+    assert maps["prof"]["cost"] == maps["mat"]["cost"]
+    hosts = [entry["host"] for entry in maps["prof"]["mapping"]]
+    assert hosts[0] == hosts[2] and hosts[1] == hosts[3]
