@@ -539,6 +539,8 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(f"--ranks {ranks_text}: a rank count must be at least 1")
     if args.which != "apps" and (args.npb or args.npb_build or args.apps or args.configs):
         raise TandemError("--npb, --npb-build, --apps and --configs belong to tandem bench apps")
+    if args.which == "place":
+        return command_bench_place(args, builds)
     check_hosts_options(args)
     if args.hosts is not None:
         if args.which in ("io", "monitor", "apps"):
@@ -559,6 +561,59 @@ def command_bench(args: argparse.Namespace) -> int:
         print(table.read_text())
     written = [str(path), table.name, *pictures]
     print(f"results: {', '.join(written[:-1])} and {written[-1]}")
+    return 0
+
+
+def command_bench_place(args: argparse.Namespace, builds) -> int:
+    """tandem bench place: on simulated hosts it makes itself, 2 and 4 unless
+    --hosts names one count, links shaped to --link (1gbit by default)."""
+    from . import bench
+
+    counts = [args.hosts] if args.hosts is not None else [2, 4]
+    if any(not 2 <= n <= hosts.MAX_HOSTS for n in counts):
+        raise TandemError(
+            f"--hosts {args.hosts}: tandem bench place needs 2 to {hosts.MAX_HOSTS} hosts"
+        )
+    link = args.link or "1gbit"
+    bench.rate_bits(link, "--link")
+    kernels = args.kernels.split(",")
+    bad = [k for k in kernels if k not in bench.PLACE_KERNELS]
+    if bad:
+        raise TandemError(
+            f"--kernels {args.kernels}: {bad[0]!r} is not one of {', '.join(bench.PLACE_KERNELS)}"
+        )
+    try:
+        sizes = [int(n) for n in args.place_ranks.split(",")]
+    except ValueError:
+        sizes = [0]
+    if any(n < 1 for n in sizes):
+        raise TandemError(
+            f"--place-ranks {args.place_ranks}: expected rank counts such as 8,64,4096"
+        )
+    for name in ("halo_bytes", "steps", "rounds", "trials"):
+        if getattr(args, name) < 1:
+            option = "--" + name.replace("_", "-")
+            raise TandemError(f"{option} {getattr(args, name)}: expected 1 or more")
+    missing = hosts.missing_requirements(link)
+    if missing:
+        raise TandemError(f"tandem bench place runs on simulated hosts: {missing}")
+    out = Path(args.out or time.strftime("tandem-bench-place-%Y%m%d-%H%M%S")).absolute()
+    with ending_signals_stop():
+        path = bench.place_bench(
+            builds,
+            counts,
+            link,
+            kernels,
+            args.halo_bytes,
+            args.steps,
+            sizes,
+            args.rounds,
+            args.trials,
+            out,
+            args.timeout,
+        )
+    print(path.with_suffix(".md").read_text())
+    print(f"results: {path}, {path.with_suffix('.md').name} and place.png")
     return 0
 
 
@@ -890,7 +945,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench",
         help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma, "
-        "smb, heat, apps)",
+        "smb, heat, apps, place)",
     )
     bench.add_argument(
         "which",
@@ -909,6 +964,7 @@ def build_parser() -> argparse.ArgumentParser:
             "smb",
             "heat",
             "apps",
+            "place",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -926,7 +982,11 @@ def build_parser() -> argparse.ArgumentParser:
         "work count; heat: DART-MPI's 3D heat conduction, halos read with MPI_Rget, "
         "blocking and overlapped (--cells, --steps, --ranks); apps: real applications, the "
         "NAS Parallel Benchmarks 3.4 (--npb PATH) and the ghost-cell kernel, native against "
-        "Tandem's default, drive and proxy",
+        "Tandem's default, drive and proxy; place: kernels (--kernels) on 2 and 4 simulated "
+        "hosts (--hosts H: H only; root) in a round-robin order against the same renumbered "
+        "by each placement of tandem place (TANDEM_REORDER), --halo-bytes per message, "
+        "--steps iterations, how long tandem place takes (--place-ranks), and the 8-byte "
+        "latency under TANDEM_REORDER",
     )
     bench.add_argument(
         "--mpi",
@@ -991,10 +1051,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--halo-bytes",
         type=int,
         default=1 << 20,
-        help="halo, apps: bytes sent to each neighbour per step (default: %(default)s)",
+        help="halo, apps, place: bytes sent to each neighbour per step (default: %(default)s)",
     )
     bench.add_argument(
-        "--steps", type=int, default=10, help="halo, apps: steps per trial (default: %(default)s)"
+        "--steps",
+        type=int,
+        default=10,
+        help="halo, apps, place: steps per trial (default: %(default)s)",
     )
     bench.add_argument(
         "--io-bytes",
@@ -1033,6 +1096,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=64,
         help="ioapp: MiB of text rank 0 reads and scatters (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--kernels",
+        default="pairs,stencil,cg",
+        help="place: the kernels of bench/place_kernels.c (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--place-ranks",
+        default="8,64,512,1024,4096",
+        help="place: rank counts of the synthetic matrices tandem place is timed on "
+        "(default: %(default)s)",
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"

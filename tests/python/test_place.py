@@ -673,3 +673,55 @@ def test_treematch_against_open_mpis_topo_treematch_on_two_hosts(tmp_path, name,
         pytest.xfail("Open MPI 4.1.4's topo/treematch finds no node id of the other host's ranks")
     assert result.returncode == 0, result.stderr
     compare_with_open_mpi(tmp_path, name, 4, 2, result.stdout)
+
+
+# ------------------------------------------------------- tandem bench place
+
+
+def test_bench_place_on_two_hosts_writes_every_order_and_mapping(tmp_path):
+    """The smallest tandem bench place (2 simulated hosts x 2 ranks, the
+    pairs kernel, one round; root): the JSON holds the timings of every
+    order, each mapping is a permutation of the ranks' leaves, the bad order
+    puts every heavy pair across the hosts and the placements none, and
+    the 8-byte latency was measured under both TANDEM_REORDER mappings."""
+    from tandem import hosts
+
+    missing = hosts.missing_requirements("1gbit")
+    if missing:
+        pytest.skip(missing)
+    out = tmp_path / "bench"
+    result = tandem_cli(
+        "bench", "place", "--mpi", "openmpi", "--hosts", "2", "--kernels", "pairs",
+        "--rounds", "1", "--trials", "1", "--steps", "2", "--halo-bytes", "65536",
+        "--place-ranks", "8", "--out", str(out), timeout=180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((out / "place.json").read_text())
+    for key in ("records", "summary", "mappings", "place_timings", "latency", "hosts"):
+        assert key in doc, key
+    assert doc["hosts"] == {"counts": [2], "link": "1gbit", "ranks_per_host": 2}
+    assert doc["problems"] == []
+    orders = {s["order"] for s in doc["summary"]}
+    assert {"bad", "treematch", "greedy", "best"} <= orders
+    assert all(r["correct"] for r in doc["records"])
+    for entry in doc["mappings"]:
+        if "leaf_of_rank" in entry:
+            assert sorted(entry["leaf_of_rank"]) == list(range(4)), entry
+    share = {m["order"]: m["cost"]["across_hosts_share"] for m in doc["mappings"] if "cost" in m}
+    assert share["bad"] > 0.99 and share["treematch"] < 0.01 and share["best"] < 0.01
+    assert {t["ranks"] for t in doc["place_timings"]} == {8}
+    configs = {s["config"] for s in doc["latency"]["summary"]}
+    assert {"tandem", "tandem-reorder-identity", "tandem-reorder-reversed"} <= configs
+    assert (out / "place.md").exists() and (out / "place.png").exists()
+    assert "| Open MPI | 2 | 4 | pairs |" in (out / "place.md").read_text()
+
+
+def test_bench_place_errors_name_the_value(tmp_path):
+    error = tandem_cli("bench", "place", "--kernels", "pairs,fft").stderr
+    assert "--kernels pairs,fft: 'fft' is not one of pairs, stencil, cg" in error
+    error = tandem_cli("bench", "place", "--place-ranks", "8,x").stderr
+    assert "--place-ranks 8,x: expected rank counts such as 8,64,4096" in error
+    error = tandem_cli("bench", "place", "--link", "fast").stderr
+    assert "--link fast: expected a positive number and one of tc's units" in error
+    error = tandem_cli("bench", "place", "--hosts", "1").stderr
+    assert "--hosts 1: tandem bench place needs 2 to 64 hosts" in error
