@@ -998,6 +998,8 @@ def replot(result: dict, out: Path) -> list[Path]:
         return plot(result, out, which)
     if which == "monitor":
         return [plot_monitor_cost(summary["per_message"], out / "monitor.png")]
+    if which == "place":
+        return [plot_place(result, out)]
     figures = []  # (rows, x, y, scale, y label, file, title)
     if which == "halo":
         figures.append(
@@ -1397,4 +1399,432 @@ def nbc(builds, transports, nprocs_list, sizes, rounds, trials, out, timeout) ->
     )
     path = save(out, result, table)
     replot(result, out)
+    return path
+
+
+# ------------------------------------------------------------- placement
+
+PLACE_KERNELS = ("pairs", "stencil", "cg")
+PLACE_RANKS_PER_HOST = 2  # this machine's cores: each simulated host runs as many ranks
+PLACE_EXHAUSTIVE_UP_TO = 8  # ranks: the best order by trying every one of them
+# Tandem renumbers the world and, for the record, monitors; no progress thread
+# (auto would start one across hosts), which would share the 2 cores with
+# the 4 or 8 ranks and blur what the order changes.
+PLACE_ENV = {"TANDEM_PROGRESS": "off"}
+
+
+def round_robin(ranks: int, hosts: int, per_host: int):
+    """The bad order: rank r on host r % hosts, core r // hosts (ranks that
+    follow each other, the heavy pairs of the kernels, on different hosts)."""
+    from .mapping import Placement
+
+    host = [r % hosts for r in range(ranks)]
+    core = [r // hosts for r in range(ranks)]
+    names = [f"host{i}" for i in range(hosts)]
+    return Placement(names, per_host, host, core, list(core), "round-robin", {})
+
+
+def exhaustive_best(weight, machine):
+    """The leaf of each rank in the order of least cost among every order of
+    up to PLACE_EXHAUSTIVE_UP_TO ranks on a machine of hosts of flat cores
+    (where only the hosts of the ranks change the cost): every split of the
+    ranks into the hosts, by the weight that crosses hosts."""
+    import itertools
+
+    import numpy as np
+
+    from . import place
+
+    ranks, per_host = len(weight), machine.cores_per_host
+    best, best_across = None, None
+    for order in itertools.permutations(range(ranks)):
+        if any(order[i] > order[i + 1] for i in range(0, ranks - 1) if (i + 1) % per_host):
+            continue  # the same split, cores inside a host in another order
+        leaf_of_rank = np.empty(ranks, dtype=np.int64)
+        leaf_of_rank[list(order)] = np.arange(ranks)
+        across = place.cost(weight, leaf_of_rank, machine).across_hosts
+        if best_across is None or across < best_across - 1e-9:
+            best, best_across = leaf_of_rank, across
+    return best
+
+
+def place_mappings(weight, hosts: int, per_host: int, directory: Path, tag: str) -> dict:
+    """Each algorithm's mapping of 'weight' on hosts x per_host cores, and the
+    best order: exhaustive up to PLACE_EXHAUSTIVE_UP_TO ranks, else the least
+    costly of the algorithms'. Written as MAPPING files in 'directory';
+    returns {name: {"path", "leaf_of_rank", "cost", "seconds"}}."""
+    import numpy as np
+
+    from . import place
+
+    machine = place.machine_from_shape(hosts, per_host)
+    found = {}
+    for algorithm in place.ALGORITHMS:
+        start = time.perf_counter()
+        try:
+            leaf_of_rank = place.place(weight, machine, algorithm)
+        except TandemError as error:  # Scotch's library missing: said, and left out
+            found[algorithm] = {"error": str(error)}
+            continue
+        found[algorithm] = {"leaf_of_rank": leaf_of_rank, "seconds": time.perf_counter() - start}
+    placed = {name: entry for name, entry in found.items() if "leaf_of_rank" in entry}
+    if len(weight) <= PLACE_EXHAUSTIVE_UP_TO:
+        best, how = exhaustive_best(weight, machine), "exhaustive"
+    else:
+        name = min(
+            placed, key=lambda n: place.cost(weight, placed[n]["leaf_of_rank"], machine).hop_bytes
+        )
+        best, how = placed[name]["leaf_of_rank"], f"best of the algorithms ({name})"
+    found["best"] = {"leaf_of_rank": best, "how": how}
+    identity = place.cost(weight, np.arange(len(weight)), machine)
+    for name, entry in found.items():
+        if "leaf_of_rank" not in entry:
+            continue
+        leaf_of_rank = entry["leaf_of_rank"]
+        path = directory / f"{tag}-{name}.map"
+        extra = {"cost": {"identity": identity.as_dict()}}
+        place.placement_of(leaf_of_rank, machine, name, extra).write(path)
+        entry.update(
+            path=str(path),
+            leaf_of_rank=[int(leaf) for leaf in leaf_of_rank],
+            cost=place.cost(weight, leaf_of_rank, machine).as_dict(),
+        )
+    return found
+
+
+def place_kernel_program(build: Build, kernel: str, size: int, iterations: int, trials: int):
+    name = str(build.directory / "tandem-bench-place-kernels")
+    return [name, kernel, str(size), str(iterations), str(trials)]
+
+
+def place_on_hosts(
+    build, net, kernels, size, iterations, trials, rounds, out, timeout, progress
+) -> tuple[list[dict], list[dict], list[str]]:
+    """On the hosts 'net': each kernel monitored in the bad order, mapped by
+    each algorithm, then every order timed, interleaved round by round.
+    Returns the timing records, the mappings and the problems."""
+    import numpy as np
+
+    from . import place
+
+    global hosts_network
+    hosts = net.count
+    ranks = hosts * PLACE_RANKS_PER_HOST
+    directory = out / "maps"
+    directory.mkdir(parents=True, exist_ok=True)
+    family = build.family.lower().replace(" ", "")
+    bad = round_robin(ranks, hosts, PLACE_RANKS_PER_HOST)
+    bad_path = directory / f"{family}-{hosts}hosts-round-robin.map"
+    bad.write(bad_path)
+    records, mappings, problems = [], [], []
+    hosts_network = net
+    try:
+        orders = {}
+        for kernel in kernels:
+            tag = f"{family}-{hosts}hosts-{kernel}"
+            prefix = out / "records" / tag
+            prefix.parent.mkdir(parents=True, exist_ok=True)
+            for stale in prefix.parent.glob(f"{tag}.*"):
+                stale.unlink()
+            monitored = Config(
+                "monitor",
+                True,
+                {**PLACE_ENV, "TANDEM_REORDER": str(bad_path), "TANDEM_MONITOR": "1",
+                 "TANDEM_MONITOR_OUTPUT": str(prefix)},
+            )  # fmt: skip
+            program = place_kernel_program(build, kernel, size, iterations, 1)
+            _, problem = run_records(build, ranks, program, "hosts", monitored, timeout)
+            progress.step()
+            if problem:
+                problems.append(problem)
+                progress.note(f"  note: {problem}")
+                continue
+            weight = place.read_traffic(str(prefix), "all").weight
+            found = place_mappings(weight, hosts, PLACE_RANKS_PER_HOST, directory, tag)
+            bad_leaves = [h * PLACE_RANKS_PER_HOST + c for h, c in zip(bad.host, bad.core)]
+            machine = place.machine_from_shape(hosts, PLACE_RANKS_PER_HOST)
+            found["bad"] = {
+                "path": str(bad_path),
+                "leaf_of_rank": bad_leaves,
+                "cost": place.cost(weight, np.array(bad_leaves), machine).as_dict(),
+            }
+            for name, entry in found.items():
+                mappings.append(
+                    {"mpi": build.family, "hosts": hosts, "ranks": ranks, "kernel": kernel,
+                     "order": name, "record": str(prefix) + ".json",
+                     **{k: v for k, v in entry.items() if k != "path"}}
+                )  # fmt: skip
+            orders[kernel] = {n: e["path"] for n, e in found.items() if "path" in e}
+        for round_index in range(rounds):
+            for kernel, paths in orders.items():
+                for name in ORDER_NAMES:
+                    if name not in paths:
+                        continue
+                    config = Config(name, True, {**PLACE_ENV, "TANDEM_REORDER": paths[name]})
+                    program = place_kernel_program(build, kernel, size, iterations, trials)
+                    found, problem = run_records(build, ranks, program, "hosts", config, timeout)
+                    if problem:
+                        problems.append(problem)
+                        progress.note(f"  note: {problem}")
+                    for r in labelled(found, build, "hosts", config, round_index):
+                        records.append({**r, "hosts": hosts, "order": name, "link": net.link})
+                    progress.step()
+    finally:
+        hosts_network = None
+    return records, mappings, problems
+
+
+ORDER_NAMES = ("bad", "treematch", "scotch", "greedy", "best")
+
+
+def reorder_latency(builds, rounds, trials, out, timeout, progress) -> tuple[list, list]:
+    """The 8-byte ping-pong latency on one host's shared memory without
+    Tandem, with Tandem and no TANDEM_REORDER, and with TANDEM_REORDER
+    mapping the identity and the reversed order, interleaved."""
+    from .mapping import Placement
+
+    directory = out / "maps"
+    directory.mkdir(parents=True, exist_ok=True)
+    maps = {}
+    for name, cores in (("identity", [0, 1]), ("reversed", [1, 0])):
+        maps[name] = directory / f"latency-{name}.map"
+        Placement(["host0"], 2, [0, 0], cores, cores, name, {}).write(maps[name])
+    configs = [
+        Config("native", False),
+        Config("tandem", True),
+        Config("tandem-reorder-identity", True, {"TANDEM_REORDER": str(maps["identity"])}),
+        Config("tandem-reorder-reversed", True, {"TANDEM_REORDER": str(maps["reversed"])}),
+    ]
+    records, problems = [], []
+    for build in builds:
+        program = [str(build.directory / "tandem-bench-pingpong"), "8", str(trials), "0"]
+        for round_index in range(rounds):
+            for config in configs:
+                found, problem = run_records(build, 2, program, "shm", config, timeout)
+                if problem:
+                    problems.append(problem)
+                    progress.note(f"  note: {problem}")
+                records += labelled(found, build, "shm", config, round_index)
+                progress.step()
+    return records, problems
+
+
+def place_bench(
+    builds, host_counts, link, kernels, size, iterations, sizes, rounds, trials, out, timeout
+) -> Path:
+    """tandem bench place (docs/PLACEMENT.md): kernels in a bad order against
+    the same renumbered by each placement, on simulated hosts; the time
+    tandem place takes on synthetic matrices; the 8-byte latency under
+    TANDEM_REORDER."""
+    from . import place
+
+    launches = len(builds) * (
+        sum(len(kernels) * (1 + rounds * len(ORDER_NAMES)) for _ in host_counts) + rounds * 4
+    )
+    progress = Progress(launches)
+    records, mappings, problems = [], [], []
+    for build in builds:
+        for count in host_counts:
+            with Hosts(count, link) as net:
+                found = place_on_hosts(
+                    build, net, kernels, size, iterations, trials, rounds, out, timeout, progress
+                )
+            records += found[0]
+            mappings += found[1]
+            problems += found[2]
+    latency_records, latency_problems = reorder_latency(
+        builds, rounds, trials, out, timeout, progress
+    )
+    problems += latency_problems
+    keys = ("mpi", "hosts", "kernel", "order")
+    summary = summarize_by([r for r in records if r.get("correct")], keys, ("iteration_s",))
+    wrong = [r for r in records if not r.get("correct")]
+    problems += [
+        f"{r['mpi']} {r['hosts']} hosts {r['kernel']} {r['order']}: a message did not carry "
+        "its sender's rank"
+        for r in wrong
+    ]
+    latency_summary = []
+    for (mpi, config), rs in sorted(group_by(latency_records, ("mpi", "config")).items()):
+        values = [r["latency_us"] for r in rs if r.get("test") == "pingpong"]
+        if values:
+            latency_summary.append(
+                {"mpi": mpi, "config": config, "latency_us": statistics.median(values),
+                 "min_us": min(values), "max_us": max(values), "rounds": len(values)}
+            )  # fmt: skip
+    timing = place.timings(sizes, list(place.ALGORITHMS))
+    result = document(
+        "place",
+        rounds,
+        trials,
+        problems,
+        records,
+        recovered(summary, mappings),
+        hosts={"counts": host_counts, "link": link, "ranks_per_host": PLACE_RANKS_PER_HOST},
+        kernels=list(kernels),
+        bytes=size,
+        iterations=iterations,
+        mappings=mappings,
+        place_timings=timing,
+        latency={"records": latency_records, "summary": latency_summary},
+    )
+    path = save(out, result, place_table(result))
+    replot(result, out)
+    return path
+
+
+def group_by(records: list[dict], keys: tuple) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault(tuple(r[k] for k in keys), []).append(r)
+    return groups
+
+
+def recovered(summary: list[dict], mappings: list[dict]) -> list[dict]:
+    """Each order's median time with the share of the gap between the bad
+    order and the best order that it recovers: (bad - it) / (bad - best).
+    Where the best order costs no less than the bad one in the model (a 2 x 2
+    stencil on 2 hosts: every split cuts 2 of its 4 edges) there is no gap,
+    and the share is None, whatever the times say."""
+    times = {(s["mpi"], s["hosts"], s["kernel"], s["order"]): s["iteration_s"] for s in summary}
+    costs = {
+        (m["mpi"], m["hosts"], m["kernel"], m["order"]): m["cost"]["hop_bytes"]
+        for m in mappings
+        if "cost" in m
+    }
+    for s in summary:
+        key = (s["mpi"], s["hosts"], s["kernel"])
+        bad, best = times.get(key + ("bad",)), times.get(key + ("best",))
+        bad_cost, best_cost = costs.get(key + ("bad",)), costs.get(key + ("best",))
+        s["gap_in_model"] = (
+            bad_cost is not None and best_cost is not None and best_cost < bad_cost * (1 - 1e-9)
+        )
+        gap = bad - best if bad is not None and best is not None else None
+        if s["gap_in_model"] and gap and gap > 0:
+            s["recovered"] = (bad - s["iteration_s"]) / gap
+        else:
+            s["recovered"] = None
+    return summary
+
+
+def place_table(result: dict) -> str:
+    """The time per iteration of every order, the share of the gap each
+    placement recovers, the time tandem place takes, and the latency."""
+    summary = result["summary"]
+    costs = {
+        (m["mpi"], m["hosts"], m["kernel"], m["order"]): m["cost"]["across_hosts_share"]
+        for m in result["mappings"]
+        if "cost" in m
+    }
+    rows = []
+    for mpi, hosts, kernel in sorted({(s["mpi"], s["hosts"], s["kernel"]) for s in summary}):
+        found = {
+            s["order"]: s
+            for s in summary
+            if (s["mpi"], s["hosts"], s["kernel"]) == (mpi, hosts, kernel)
+        }
+        cells = []
+        for name in ORDER_NAMES:
+            s = found.get(name)
+            if s is None:
+                cells.append("-")
+                continue
+            share = costs.get((mpi, hosts, kernel, name))
+            cell = f"{1e3 * s['iteration_s']:.2f}"
+            if share is not None:
+                cell += f" ({100 * share:.0f}%)"
+            if name not in ("bad", "best") and s.get("recovered") is not None:
+                cell += f", {100 * s['recovered']:.0f}%"
+            elif name not in ("bad", "best") and not s.get("gap_in_model", True):
+                cell += ", no gap"
+            cells.append(cell)
+        rows.append([mpi, hosts, hosts * PLACE_RANKS_PER_HOST, kernel, *cells])
+    text = (
+        "Time per iteration (ms), in parentheses the share of the bytes that cross hosts, "
+        "then the share of the gap between the bad order and the best that the placement "
+        "recovers (no gap: the best order costs as much as the bad one in the model):\n\n"
+    )
+    text += markdown(["MPI", "hosts", "ranks", "kernel", *ORDER_NAMES], rows)
+    text += "\nHow long tandem place takes (synthetic matrices, 16 cores per host):\n\n"
+    text += markdown(
+        ["ranks", "algorithm", "seconds", "hop-bytes / identity's", "bytes across hosts"],
+        (
+            [t["ranks"], t["algorithm"], t.get("error", f"{t.get('seconds', 0):.3f}")]
+            + (
+                [f"{t['hop_bytes_vs_identity']:.3f}", f"{100 * t['across_hosts_share']:.1f}%"]
+                if "error" not in t
+                else ["", ""]
+            )
+            for t in result["place_timings"]
+        ),
+    )
+    text += "\n8-byte ping-pong latency on one host's shared memory (us; median, min-max over rounds):\n\n"
+    text += markdown(
+        ["MPI", "config", "latency (us)", "min-max (us)"],
+        (
+            [
+                s["mpi"],
+                s["config"],
+                f"{s['latency_us']:.3f}",
+                f"{s['min_us']:.3f}-{s['max_us']:.3f}",
+            ]
+            for s in result["latency"]["summary"]
+        ),
+    )
+    return text
+
+
+def plot_place(result: dict, out: Path) -> Path:
+    """One panel per MPI and host count: time per iteration of each kernel
+    by order; a last panel: tandem place's time against the ranks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    summary = result["summary"]
+    panels = sorted({(s["mpi"], s["hosts"]) for s in summary})
+    fig, axes = plt.subplots(
+        1, len(panels) + 1, figsize=(5 * (len(panels) + 1), 4.2), squeeze=False
+    )
+    colours = {"bad": "black", "treematch": "tab:blue", "scotch": "tab:orange",
+               "greedy": "tab:green", "best": "tab:gray"}  # fmt: skip
+    for ax, (mpi, hosts) in zip(axes[0], panels):
+        kernels = sorted({s["kernel"] for s in summary if (s["mpi"], s["hosts"]) == (mpi, hosts)})
+        width = 0.8 / len(ORDER_NAMES)
+        for i, name in enumerate(ORDER_NAMES):
+            values = []
+            for kernel in kernels:
+                match = [
+                    s for s in summary
+                    if (s["mpi"], s["hosts"], s["kernel"], s["order"]) == (mpi, hosts, kernel, name)
+                ]  # fmt: skip
+                values.append(1e3 * match[0]["iteration_s"] if match else 0)
+            xs = [k + (i - len(ORDER_NAMES) / 2 + 0.5) * width for k in range(len(kernels))]
+            ax.bar(xs, values, width, label=name, color=colours[name])
+        ax.set_xticks(range(len(kernels)))
+        ax.set_xticklabels(kernels)
+        ax.set_ylabel("time per iteration (ms)")
+        link = result.get("hosts", {}).get("link") or "unshaped"
+        ax.set_title(
+            f"{mpi}, {hosts} hosts x {PLACE_RANKS_PER_HOST} ranks, links {link}", fontsize=10
+        )
+        ax.legend(fontsize=7)
+    ax = axes[0][-1]
+    timing = [t for t in result["place_timings"] if "seconds" in t]
+    for algorithm in sorted({t["algorithm"] for t in timing}):
+        line = sorted((t for t in timing if t["algorithm"] == algorithm), key=lambda t: t["ranks"])
+        ax.plot([t["ranks"] for t in line], [max(t["seconds"], 1e-4) for t in line], marker="o",
+                label=algorithm, color=colours.get(algorithm))  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("tandem place (s)")
+    ax.set_title("how long the mapping takes", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.suptitle(f"Placement: {run_note(result)}")
+    fig.tight_layout()
+    path = out / "place.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
     return path

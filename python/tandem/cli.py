@@ -370,6 +370,7 @@ def command_place(args: argparse.Namespace) -> int:
     if args.prefix is None:
         raise TandemError(
             "no PREFIX: expected the record of a run with --monitor=PREFIX (PREFIX.json), "
+            "Open MPI's monitoring files (PREFIX.<rank>.prof), a TreeMatch matrix (FILE.mat), "
             "or --rankfile/--hydra MAPPING"
         )
     if args.output is None:
@@ -384,23 +385,23 @@ def command_place(args: argparse.Namespace) -> int:
         )
     if args.message_cost < 0:
         raise TandemError(f"--message-cost {args.message_cost:g}: expected 0 or more bytes")
-    job = report.load(args.prefix)
-    weight = place.traffic_matrix(job, args.kind, args.message_cost)
+    traffic = place.read_traffic(args.prefix, args.kind, args.message_cost)
+    weight, ranks = traffic.weight, len(traffic.weight)
     hosts = 1 if args.hosts is None else args.hosts
     if args.topology is not None:
         if args.cores is not None:
             raise TandemError("--cores and --topology: give one; the topology has its cores")
         machine = place.machine_from_topology(args.topology, hosts, args.host_names)
     else:
-        cores = args.cores if args.cores is not None else -(-job.world_size // max(hosts, 1))
+        cores = args.cores if args.cores is not None else -(-ranks // max(hosts, 1))
         machine = place.machine_from_shape(hosts, cores, args.host_names)
     start = time.perf_counter()
     leaf_of_rank = place.place(weight, machine, args.algorithm)
     seconds = time.perf_counter() - start
-    identity = place.cost(weight, np.arange(job.world_size), machine)
+    identity = place.cost(weight, np.arange(ranks), machine)
     chosen = place.cost(weight, leaf_of_rank, machine)
     extra = {
-        "record": str(report.job_path(args.prefix)),
+        "record": traffic.source,
         "kind": args.kind,
         "message_cost": args.message_cost,
         "topology": {"levels": machine.levels, "arities": machine.arities},
@@ -408,10 +409,9 @@ def command_place(args: argparse.Namespace) -> int:
     }
     mapping = place.placement_of(leaf_of_rank, machine, args.algorithm, extra)
     mapping.write(args.output)
-    weighed = "bytes" + (f" + {args.message_cost:g} per message" if args.message_cost else "")
     print(
-        f"tandem place: {job.world_size} ranks of {report.job_path(args.prefix)}, "
-        f"traffic {args.kind} ({weighed}), on {machine.describe()}"
+        f"tandem place: {ranks} ranks of {traffic.source}, traffic {traffic.what}, "
+        f"on {machine.describe()}"
     )
     rows = []
     for name, found in (("identity (rank r on core r)", identity), (args.algorithm, chosen)):
@@ -539,6 +539,8 @@ def command_bench(args: argparse.Namespace) -> int:
         raise TandemError(f"--ranks {ranks_text}: a rank count must be at least 1")
     if args.which != "apps" and (args.npb or args.npb_build or args.apps or args.configs):
         raise TandemError("--npb, --npb-build, --apps and --configs belong to tandem bench apps")
+    if args.which == "place":
+        return command_bench_place(args, builds)
     check_hosts_options(args)
     if args.hosts is not None:
         if args.which in ("io", "monitor", "apps"):
@@ -559,6 +561,59 @@ def command_bench(args: argparse.Namespace) -> int:
         print(table.read_text())
     written = [str(path), table.name, *pictures]
     print(f"results: {', '.join(written[:-1])} and {written[-1]}")
+    return 0
+
+
+def command_bench_place(args: argparse.Namespace, builds) -> int:
+    """tandem bench place: on simulated hosts it makes itself, 2 and 4 unless
+    --hosts names one count, links shaped to --link (1gbit by default)."""
+    from . import bench
+
+    counts = [args.hosts] if args.hosts is not None else [2, 4]
+    if any(not 2 <= n <= hosts.MAX_HOSTS for n in counts):
+        raise TandemError(
+            f"--hosts {args.hosts}: tandem bench place needs 2 to {hosts.MAX_HOSTS} hosts"
+        )
+    link = args.link or "1gbit"
+    bench.rate_bits(link, "--link")
+    kernels = args.kernels.split(",")
+    bad = [k for k in kernels if k not in bench.PLACE_KERNELS]
+    if bad:
+        raise TandemError(
+            f"--kernels {args.kernels}: {bad[0]!r} is not one of {', '.join(bench.PLACE_KERNELS)}"
+        )
+    try:
+        sizes = [int(n) for n in args.place_ranks.split(",")]
+    except ValueError:
+        sizes = [0]
+    if any(n < 1 for n in sizes):
+        raise TandemError(
+            f"--place-ranks {args.place_ranks}: expected rank counts such as 8,64,4096"
+        )
+    for name in ("halo_bytes", "steps", "rounds", "trials"):
+        if getattr(args, name) < 1:
+            option = "--" + name.replace("_", "-")
+            raise TandemError(f"{option} {getattr(args, name)}: expected 1 or more")
+    missing = hosts.missing_requirements(link)
+    if missing:
+        raise TandemError(f"tandem bench place runs on simulated hosts: {missing}")
+    out = Path(args.out or time.strftime("tandem-bench-place-%Y%m%d-%H%M%S")).absolute()
+    with ending_signals_stop():
+        path = bench.place_bench(
+            builds,
+            counts,
+            link,
+            kernels,
+            args.halo_bytes,
+            args.steps,
+            sizes,
+            args.rounds,
+            args.trials,
+            out,
+            args.timeout,
+        )
+    print(path.with_suffix(".md").read_text())
+    print(f"results: {path}, {path.with_suffix('.md').name} and place.png")
     return 0
 
 
@@ -891,7 +946,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench",
         help="run a benchmark (overlap, latency, halo, io, eager, monitor, coll, nbc, ioapp, post, rma, "
-        "smb, heat, apps)",
+        "smb, heat, apps, place)",
     )
     bench.add_argument(
         "which",
@@ -910,6 +965,7 @@ def build_parser() -> argparse.ArgumentParser:
             "smb",
             "heat",
             "apps",
+            "place",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -927,7 +983,11 @@ def build_parser() -> argparse.ArgumentParser:
         "work count; heat: DART-MPI's 3D heat conduction, halos read with MPI_Rget, "
         "blocking and overlapped (--cells, --steps, --ranks); apps: real applications, the "
         "NAS Parallel Benchmarks 3.4 (--npb PATH) and the ghost-cell kernel, native against "
-        "Tandem's default, drive and proxy",
+        "Tandem's default, drive and proxy; place: kernels (--kernels) on 2 and 4 simulated "
+        "hosts (--hosts H: H only; root) in a round-robin order against the same renumbered "
+        "by each placement of tandem place (TANDEM_REORDER), --halo-bytes per message, "
+        "--steps iterations, how long tandem place takes (--place-ranks), and the 8-byte "
+        "latency under TANDEM_REORDER",
     )
     bench.add_argument(
         "--mpi",
@@ -992,10 +1052,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--halo-bytes",
         type=int,
         default=1 << 20,
-        help="halo, apps: bytes sent to each neighbour per step (default: %(default)s)",
+        help="halo, apps, place: bytes sent to each neighbour per step (default: %(default)s)",
     )
     bench.add_argument(
-        "--steps", type=int, default=10, help="halo, apps: steps per trial (default: %(default)s)"
+        "--steps",
+        type=int,
+        default=10,
+        help="halo, apps, place: steps per trial (default: %(default)s)",
     )
     bench.add_argument(
         "--io-bytes",
@@ -1034,6 +1097,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=64,
         help="ioapp: MiB of text rank 0 reads and scatters (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--kernels",
+        default="pairs,stencil,cg",
+        help="place: the kernels of bench/place_kernels.c (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--place-ranks",
+        default="8,64,512,1024,4096",
+        help="place: rank counts of the synthetic matrices tandem place is timed on "
+        "(default: %(default)s)",
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
@@ -1093,7 +1167,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     placing.add_argument(
-        "prefix", nargs="?", metavar="PREFIX", help="the run's PREFIX (PREFIX.json)"
+        "prefix",
+        nargs="?",
+        metavar="PREFIX",
+        help="the run's PREFIX: Tandem's PREFIX.json, else Open MPI's monitoring files "
+        "PREFIX.<rank>.prof; or a TreeMatch matrix FILE.mat",
     )
     placing.add_argument("--hosts", type=int, help="hosts (default 1)")
     placing.add_argument("--cores", type=int, help="cores per host (default: ranks / hosts)")

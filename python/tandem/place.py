@@ -32,9 +32,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+import re
 import time
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -178,6 +180,149 @@ def traffic_matrix(job, kind: str, message_cost: float = 0.0) -> np.ndarray:
         volume = sum(job.traffic[part].bytes.astype(float) for part in parts[kind])
         messages = sum(job.traffic[part].messages.astype(float) for part in parts[kind])
     weight = volume + message_cost * messages
+    weight = weight + weight.T
+    np.fill_diagonal(weight, 0)
+    return weight
+
+
+# ------------------------------------------------------------ the traffic
+
+# The lines of Open MPI's monitoring files (PREFIX.<rank>.prof) that tandem
+# place reads, by kind: E user point-to-point sends (with
+# pml_monitoring_enable 1 also the messages inside collectives), I the
+# messages inside collectives (enable 2), S/R one-sided puts and gets. The C
+# lines are the collectives' logical volume, which the I (or E) lines hold
+# already as the messages the algorithm sent: they are not read.
+PROF_KINDS = {"all": "EISR", "p2p": "E", "coll": "I", "osc": "SR"}
+
+
+@dataclass
+class Traffic:
+    """The symmetric weight between ranks that tandem place maps, and where it
+    came from (for its messages and the MAPPING's "record")."""
+
+    weight: np.ndarray
+    source: str  # the file (or files) read
+    what: str  # the traffic weighed, as tandem place prints it
+
+
+def read_traffic(prefix: str, kind: str, message_cost: float = 0.0) -> Traffic:
+    """The traffic of PREFIX: Tandem's record PREFIX.json; else Open MPI's
+    monitoring files PREFIX.<rank>.prof (--mca pml_monitoring_filename
+    PREFIX); or PREFIX itself, a TreeMatch matrix (.mat: N lines of N
+    numbers, as tandem report writes), taken as bytes."""
+    from . import report
+
+    if kind not in KINDS:
+        raise TandemError(f"--kind {kind}: not known; expected one of {', '.join(KINDS)}")
+    weighed = "bytes" + (f" + {message_cost:g} per message" if message_cost else "")
+    path = Path(prefix)
+    if path.suffix == ".mat":
+        return Traffic(read_mat(path), str(path), "a TreeMatch matrix (its numbers as bytes)")
+    files = [] if report.job_path(prefix).is_file() else prof_files(prefix)
+    if not files:
+        if not report.job_path(prefix).is_file():
+            raise TandemError(
+                f"{report.job_path(prefix)}: no such file, nor {path.name}.<rank>.prof beside "
+                "it; expected the job file that a run with TANDEM_MONITOR=1 writes at "
+                "MPI_Finalize (tandem run --monitor=PREFIX writes PREFIX.json), Open MPI's "
+                "monitoring files (--mca pml_monitoring_filename PREFIX) or a TreeMatch "
+                "matrix FILE.mat"
+            )
+        job = report.load(prefix)
+        weight = traffic_matrix(job, kind, message_cost)
+        return Traffic(weight, str(report.job_path(prefix)), f"{kind} ({weighed})")
+    volume, messages = read_prof(files, kind)
+    weight = volume + message_cost * messages
+    weight = weight + weight.T
+    np.fill_diagonal(weight, 0)
+    source = f"{path.parent / (path.name + '.*.prof')} ({len(files)} files)"
+    lines = "+".join(PROF_KINDS[kind])
+    return Traffic(weight, source, f"{kind} ({lines} lines of Open MPI's monitoring, {weighed})")
+
+
+def prof_files(prefix: str) -> list[Path]:
+    """PREFIX.<rank>.prof, in rank order."""
+    path = Path(prefix)
+    found = []
+    if path.parent.is_dir():
+        pattern = re.compile(re.escape(path.name) + r"\.(\d+)\.prof")
+        for entry in path.parent.iterdir():
+            match = pattern.fullmatch(entry.name)
+            if match:
+                found.append((int(match.group(1)), entry))
+    return [entry for _, entry in sorted(found)]
+
+
+PROF_LINE = re.compile(r"([EISRC])\t(\d+)\t(\d+)\t(\d+) bytes\t(\d+) msgs sent(\t[\d,]*)?")
+
+
+def read_prof(files: list[Path], kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes and messages of 'kind' from one rank's .prof file each
+    (Open MPI 4.1's monitoring, or Tandem's files in its format): row =
+    sending rank, column = peer."""
+    size = len(files)
+    for index, path in enumerate(files):
+        if int(path.name.rsplit(".", 2)[-2]) != index:
+            raise TandemError(
+                f"{path}: no {path.name.rsplit('.', 2)[0]}.{index}.prof beside it; expected "
+                f"one file per rank, 0 to {size - 1}"
+            )
+    volume, messages = np.zeros((size, size)), np.zeros((size, size))
+    for path in files:
+        try:
+            lines = path.read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise TandemError(f"{path}: cannot be read: {error}") from None
+        for number, line in enumerate(lines, 1):
+            if not line or line.startswith("#") or line[0] not in "EISRC":
+                continue  # comments, and D, O2A, A2O, A2A: per communicator
+            match = PROF_LINE.fullmatch(line)
+            if match is None:
+                raise TandemError(
+                    f"{path}:{number}: {line[:80]!r} is not a monitoring line; expected "
+                    "'E<TAB>SRC<TAB>DST<TAB>N bytes<TAB>M msgs sent' (Open MPI's "
+                    "pml_monitoring_enable_output 3)"
+                )
+            letter, src, dst = match.group(1), int(match.group(2)), int(match.group(3))
+            if not (0 <= src < size and 0 <= dst < size):
+                raise TandemError(
+                    f"{path}:{number}: ranks {src} -> {dst}, but there are files for ranks "
+                    f"0 to {size - 1} only"
+                )
+            if letter in PROF_KINDS[kind]:
+                volume[src, dst] += int(match.group(4))
+                messages[src, dst] += int(match.group(5))
+    return volume, messages
+
+
+def read_mat(path: Path) -> np.ndarray:
+    """A TreeMatch matrix: N lines of N non-negative numbers (blanks or
+    commas between them), made symmetric (both directions added)."""
+    try:
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+    except OSError as error:
+        raise TandemError(f"{path}: cannot read it: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TandemError(f"{path}: not text; expected N lines of N numbers") from None
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append([float(word) for word in line.replace(",", " ").split()])
+        except ValueError:
+            raise TandemError(
+                f"{path}:{number}: {line[:80]!r} holds something other than numbers; "
+                "expected N lines of N numbers (a TreeMatch matrix)"
+            ) from None
+    if not rows or any(len(row) != len(rows) for row in rows):
+        lengths = sorted({len(row) for row in rows})
+        raise TandemError(
+            f"{path}: {len(rows)} lines of {lengths} numbers; expected N lines of N numbers "
+            "(a square TreeMatch matrix)"
+        )
+    weight = np.array(rows)
+    if (weight < 0).any() or not np.isfinite(weight).all():
+        raise TandemError(f"{path}: negative or infinite numbers; expected weights of 0 or more")
     weight = weight + weight.T
     np.fill_diagonal(weight, 0)
     return weight

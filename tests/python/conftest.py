@@ -56,12 +56,14 @@ def launch(
     with_tandem: bool = True,
     extra_preload: str | None = None,
     cwd: str | os.PathLike = "/tmp",
+    launcher_args: list[str] | None = None,
 ):
-    """Run a program under the build's launcher; returns the CompletedProcess."""
+    """Run a program under the build's launcher (with 'launcher_args' before
+    the program's); returns the CompletedProcess."""
     rank_env = dict(env or {})
     if extra_preload:
         rank_env["LD_PRELOAD"] = extra_preload
-    command = launch_command(build, nprocs, program, with_tandem, rank_env)
+    command = launch_command(build, nprocs, program, with_tandem, rank_env, launcher_args)
     return subprocess.run(
         command,
         capture_output=True,
