@@ -4,15 +4,20 @@ built with `tandem cc` as one process of N virtual ranks; require both to exit
 0 and print the same.
 
   virt_compare.py --build DIR --ranks N [--cores C] REFERENCE VIRTUAL [ARGS]
+  virt_compare.py --build DIR --ranks N --fails REGEX [--fails REGEX ...]
+                  [--env NAME=VALUE ...] VIRTUAL [ARGS]
 
 N = C x V: the virtual run has C cores (TANDEM_VIRT_CORES) of N / C ranks
-each (TANDEM_VIRT_RANKS).
+each (TANDEM_VIRT_RANKS). With --fails, only the virtual program runs: it
+must exit with a nonzero status and print a line matching each REGEX on
+stderr (a deadlock, a stack overflow, a bad setting).
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import subprocess
 import sys
 import tempfile
@@ -41,19 +46,39 @@ def run(build, nprocs, program, env):
     return command, result
 
 
+def expect_failure(build, program, env, patterns) -> int:
+    command, result = run(build, 1, program, env)
+    missing = [p for p in patterns if not re.search(p, result.stderr, re.MULTILINE)]
+    if result.returncode == 0 or missing:
+        print(f"exit status {result.returncode}: {' '.join(command)}")
+        print(result.stdout + result.stderr)
+        for pattern in missing:
+            print(f"no line on stderr matches {pattern!r}")
+        return 1
+    print(result.stderr, end="")
+    print(f"passed: the run failed, saying {len(patterns)} expected things")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, type=Path)
     parser.add_argument("--ranks", type=int, required=True)
     parser.add_argument("--cores", type=int, default=1)
-    parser.add_argument("reference")
-    parser.add_argument("virtual")
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("--fails", action="append", default=[], metavar="REGEX")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("programs", nargs="+", help="REFERENCE VIRTUAL [ARGS], or VIRTUAL [ARGS]")
     args = parser.parse_args()
     if args.ranks % args.cores:
         parser.error("--ranks must be a multiple of --cores")
     build = load_build(args.build)
     env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(args.ranks // args.cores)}
+    env.update(pair.split("=", 1) for pair in args.env)
+    if args.fails:
+        return expect_failure(build, args.programs, env, args.fails)
+    if len(args.programs) < 2:
+        parser.error("give the reference program and the virtual one")
+    args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]
     outcomes = [
         run(build, args.ranks, [args.reference, *args.args], {}),
         run(build, 1, [args.virtual, *args.args], env),

@@ -454,8 +454,11 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
         return fail(self, comm->errors_return, MPI_ERR_RANK, call);
     int err =
         tdm_virt_isend(self, buf, count, type, target, comm->context, comm->rank, tag, sync, out);
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS) {
         (*out)->errors_return = comm->errors_return;
+        (*out)->source = dest; /* for the deadlock report */
+        (*out)->tag = tag;
+    }
     return fail(self, comm->errors_return, err, call);
 }
 
@@ -583,7 +586,9 @@ int TMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!req)
         return bad_request("MPI_Wait");
     *request = MPI_REQUEST_NULL;
-    return finish_one(self_or_die("MPI_Wait"), req, status, "MPI_Wait", req->source, req->tag);
+    return finish_one(self_or_die("MPI_Wait"), req, status,
+                      req->kind == TDM_VIRT_RECV ? "MPI_Wait (a receive)" : "MPI_Wait (a send)",
+                      req->source, req->tag);
 }
 
 int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -609,7 +614,7 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     *flag = 1;
     *request = MPI_REQUEST_NULL;
-    return finish_one(self, req, status, "MPI_Test", -1, -1);
+    return finish_one(self, req, status, "MPI_Test", TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
 int TMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
@@ -627,7 +632,10 @@ int TMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
         }
         tdm_virt_request *req = request_of(requests[i]);
         requests[i] = MPI_REQUEST_NULL;
-        tdm_virt_request_wait(self, req, "MPI_Waitall", req->source, req->tag);
+        tdm_virt_request_wait(self, req,
+                              req->kind == TDM_VIRT_RECV ? "MPI_Waitall (a receive)"
+                                                         : "MPI_Waitall (a send)",
+                              req->source, req->tag);
         if (req->kind == TDM_VIRT_RECV)
             fill_status(st, req);
         else
@@ -697,7 +705,7 @@ static int complete_at(tdm_virt_rank *self, MPI_Request requests[], int i, int *
     tdm_virt_request *req = request_of(requests[i]);
     requests[i] = MPI_REQUEST_NULL;
     *index = i;
-    return finish_one(self, req, status, call, -1, -1);
+    return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
 int TMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
@@ -707,7 +715,7 @@ int TMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     while ((i = first_done(count, requests, &bad)) == -1) {
         if (bad)
             return bad_request("MPI_Waitany");
-        tdm_virt_wait_prepare(self, "MPI_Waitany", -1, -1);
+        tdm_virt_wait_prepare(self, "MPI_Waitany", TDM_VIRT_NONE, TDM_VIRT_NONE);
         if ((i = first_done(count, requests, &bad)) != -1) {
             tdm_virt_wait_cancel(self);
             break;

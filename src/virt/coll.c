@@ -42,7 +42,7 @@ static int finish(tdm_virt_rank *self, tdm_virt_request **reqs, int n, const cha
     for (int i = 0; i < n; i++) {
         if (!reqs[i])
             continue;
-        tdm_virt_request_wait(self, reqs[i], call, -1, -1);
+        tdm_virt_request_wait(self, reqs[i], call, TDM_VIRT_NONE, TDM_VIRT_NONE);
         if (err == MPI_SUCCESS && reqs[i]->status_error != MPI_SUCCESS)
             err = reqs[i]->status_error;
         tdm_virt_request_release(self, reqs[i]);
@@ -51,21 +51,37 @@ static int finish(tdm_virt_rank *self, tdm_virt_request **reqs, int n, const cha
     return err;
 }
 
-int tdm_virt_coll_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
-                       MPI_Datatype type, int peer)
+static int send_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
+                   const void *buf, int count, MPI_Datatype type, int peer)
 {
     tdm_virt_request *req = NULL;
     int err = start_send(self, comm, buf, count, type, peer, &req);
-    return err != MPI_SUCCESS ? err : finish(self, &req, 1, "a collective");
+    return err != MPI_SUCCESS ? err : finish(self, &req, 1, call);
+}
+
+static int recv_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf,
+                   int count, MPI_Datatype type, int peer)
+{
+    tdm_virt_request *req = NULL;
+    int err = start_recv(self, comm, buf, count, type, peer, &req);
+    return err != MPI_SUCCESS ? err : finish(self, &req, 1, call);
+}
+
+int tdm_virt_coll_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
+                       MPI_Datatype type, int peer)
+{
+    return send_as("a collective", self, comm, buf, count, type, peer);
 }
 
 int tdm_virt_coll_recv(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
                        MPI_Datatype type, int peer)
 {
-    tdm_virt_request *req = NULL;
-    int err = start_recv(self, comm, buf, count, type, peer, &req);
-    return err != MPI_SUCCESS ? err : finish(self, &req, 1, "a collective");
+    return recv_as("a collective", self, comm, buf, count, type, peer);
 }
+
+static int gather_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root);
 
 /* Copy count items of type from src to dst, both in this rank. */
 static int local_copy(const void *src, void *dst, int count, MPI_Datatype type)
@@ -110,13 +126,13 @@ static MPI_Aint extent_of(MPI_Datatype type)
     return extent;
 }
 
-int tdm_virt_bcast(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                   MPI_Datatype type, int root)
+static int bcast_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf,
+                    int count, MPI_Datatype type, int root)
 {
     if (root < 0 || root >= comm->size)
         return MPI_ERR_ROOT;
     if (comm->rank != root)
-        return tdm_virt_coll_recv(self, comm, buf, count, type, root);
+        return recv_as(call, self, comm, buf, count, type, root);
     tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
     if (!reqs)
         return MPI_ERR_NO_MEM;
@@ -124,26 +140,32 @@ int tdm_virt_bcast(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, in
     for (int r = 0; r < comm->size && err == MPI_SUCCESS; r++)
         if (r != root)
             err = start_send(self, comm, buf, count, type, r, &reqs[r]);
-    int done = finish(self, reqs, comm->size, "MPI_Bcast");
+    int done = finish(self, reqs, comm->size, call);
     free(reqs);
     return err != MPI_SUCCESS ? err : done;
+}
+
+int tdm_virt_bcast(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
+                   MPI_Datatype type, int root)
+{
+    return bcast_as("MPI_Bcast", self, comm, buf, count, type, root);
 }
 
 int tdm_virt_barrier(tdm_virt_rank *self, const tdm_virt_comm *comm)
 {
     char token = 0;
-    int err = tdm_virt_gather(self, comm, &token, 0, MPI_BYTE, NULL, 0, MPI_BYTE, 0);
-    return err != MPI_SUCCESS ? err : tdm_virt_bcast(self, comm, &token, 0, MPI_BYTE, 0);
+    int err = gather_as("MPI_Barrier", self, comm, &token, 0, MPI_BYTE, NULL, 0, MPI_BYTE, 0);
+    return err != MPI_SUCCESS ? err : bcast_as("MPI_Barrier", self, comm, &token, 0, MPI_BYTE, 0);
 }
 
-int tdm_virt_gather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root)
+static int gather_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root)
 {
     if (root < 0 || root >= comm->size)
         return MPI_ERR_ROOT;
     if (comm->rank != root)
-        return tdm_virt_coll_send(self, comm, sendbuf, sendcount, sendtype, root);
+        return send_as(call, self, comm, sendbuf, sendcount, sendtype, root);
     MPI_Aint extent = extent_of(recvtype);
     tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
     if (!reqs)
@@ -156,9 +178,17 @@ int tdm_virt_gather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *
         else if (sendbuf != MPI_IN_PLACE && recvcount > 0)
             err = local_copy(sendbuf, at, recvcount, recvtype);
     }
-    int done = finish(self, reqs, comm->size, "MPI_Gather");
+    int done = finish(self, reqs, comm->size, call);
     free(reqs);
     return err != MPI_SUCCESS ? err : done;
+}
+
+int tdm_virt_gather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
+                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root)
+{
+    return gather_as("MPI_Gather", self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                     recvtype, root);
 }
 
 int tdm_virt_scatter(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
@@ -168,7 +198,7 @@ int tdm_virt_scatter(tdm_virt_rank *self, const tdm_virt_comm *comm, const void 
     if (root < 0 || root >= comm->size)
         return MPI_ERR_ROOT;
     if (comm->rank != root)
-        return tdm_virt_coll_recv(self, comm, recvbuf, recvcount, recvtype, root);
+        return recv_as("MPI_Scatter", self, comm, recvbuf, recvcount, recvtype, root);
     MPI_Aint extent = extent_of(sendtype);
     tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
     if (!reqs)
@@ -198,11 +228,11 @@ int tdm_virt_allgather(tdm_virt_rank *self, const tdm_virt_comm *comm, const voi
         if (comm->rank == 0)
             sendbuf = MPI_IN_PLACE;
     }
-    int err =
-        tdm_virt_gather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0);
+    int err = gather_as("MPI_Allgather", self, comm, sendbuf, sendcount, sendtype, recvbuf,
+                        recvcount, recvtype, 0);
     if (err != MPI_SUCCESS)
         return err;
-    return tdm_virt_bcast(self, comm, recvbuf, recvcount * comm->size, recvtype, 0);
+    return bcast_as("MPI_Allgather", self, comm, recvbuf, recvcount * comm->size, recvtype, 0);
 }
 
 int tdm_virt_alltoall(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
@@ -235,13 +265,14 @@ int tdm_virt_alltoall(tdm_virt_rank *self, const tdm_virt_comm *comm, const void
     return err != MPI_SUCCESS ? err : done;
 }
 
-int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
+static int reduce_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
+                     const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                     int root)
 {
     if (root < 0 || root >= comm->size)
         return MPI_ERR_ROOT;
     if (comm->rank != root)
-        return tdm_virt_coll_send(self, comm, sendbuf, count, type, root);
+        return send_as(call, self, comm, sendbuf, count, type, root);
     int n = comm->size;
     /* Every contribution, in rank order, then folded from the last:
        result = r0 op (r1 op (... op r(n-1))), the order MPI asks of an
@@ -265,7 +296,7 @@ int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *
         else
             err = start_recv(self, comm, items[r], count, type, r, &reqs[r]);
     }
-    int done = reqs ? finish(self, reqs, n, "MPI_Reduce") : MPI_SUCCESS;
+    int done = reqs ? finish(self, reqs, n, call) : MPI_SUCCESS;
     if (err == MPI_SUCCESS)
         err = done;
     if (err == MPI_SUCCESS)
@@ -280,11 +311,18 @@ int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *
     return err;
 }
 
+int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
+                    void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
+{
+    return reduce_as("MPI_Reduce", self, comm, sendbuf, recvbuf, count, type, op, root);
+}
+
 int tdm_virt_allreduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
                        void *recvbuf, int count, MPI_Datatype type, MPI_Op op)
 {
     if (sendbuf == MPI_IN_PLACE && comm->rank != 0)
         sendbuf = recvbuf;
-    int err = tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, type, op, 0);
-    return err != MPI_SUCCESS ? err : tdm_virt_bcast(self, comm, recvbuf, count, type, 0);
+    int err = reduce_as("MPI_Allreduce", self, comm, sendbuf, recvbuf, count, type, op, 0);
+    return err != MPI_SUCCESS ? err
+                              : bcast_as("MPI_Allreduce", self, comm, recvbuf, count, type, 0);
 }

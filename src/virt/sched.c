@@ -202,7 +202,7 @@ static void report_deadlock(void)
         tdm_virt_rank *r = &ranks[i];
         if (r->done)
             fprintf(stderr, "  virtual rank %d: finished\n", r->world);
-        else if (r->blocked_call && r->blocked_peer >= -1 && r->blocked_tag != -2)
+        else if (r->blocked_call && r->blocked_peer != TDM_VIRT_NONE)
             fprintf(stderr, "  virtual rank %d: blocked in %s (peer %d, tag %d)\n", r->world,
                     r->blocked_call, r->blocked_peer, r->blocked_tag);
         else
@@ -328,7 +328,7 @@ int tdm_virt_sched_init(const tdm_virt_sched_config *c)
         r->local = i;
         r->world = c->world_offset + i;
         r->core = &cores[i / c->ranks_per_core];
-        r->blocked_peer = r->blocked_tag = -1;
+        r->blocked_peer = r->blocked_tag = TDM_VIRT_NONE;
         int err = tdm_virt_stack_alloc(&r->stack, c->stack_size, r->world);
         if (err) {
             fprintf(stderr,

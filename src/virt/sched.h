@@ -17,6 +17,9 @@
 
 typedef struct tdm_virt_core tdm_virt_core;
 
+/* No peer or tag to report of a blocking call. */
+#define TDM_VIRT_NONE (-2147483647 - 1)
+
 typedef struct tdm_virt_rank {
     int world;                     /* rank in the world of virtual ranks */
     int local;                     /* index among this process's ranks */
@@ -28,7 +31,7 @@ typedef struct tdm_virt_rank {
     int exit_code;                 /* what its main returned */
     struct tdm_virt_rank *next;    /* in its core's ready queue */
     const char *blocked_call;      /* the MPI call it waits in, for the deadlock report */
-    int blocked_peer, blocked_tag; /* its source/destination and tag (-1: none) */
+    int blocked_peer, blocked_tag; /* its source/destination and tag (TDM_VIRT_NONE: none) */
     void *data;                    /* the messaging layer's per-rank state */
 } tdm_virt_rank;
 
