@@ -59,11 +59,11 @@ TMPI_EXPORT int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype s
                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 TMPI_EXPORT int TMPI_Wait(MPI_Request *request, MPI_Status *status);
-TMPI_EXPORT int TMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
-TMPI_EXPORT int TMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+TMPI_EXPORT int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses);
+TMPI_EXPORT int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status);
 TMPI_EXPORT int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-TMPI_EXPORT int TMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
-TMPI_EXPORT int TMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
+TMPI_EXPORT int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses);
+TMPI_EXPORT int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag,
                              MPI_Status *status);
 TMPI_EXPORT int TMPI_Request_free(MPI_Request *request);
 TMPI_EXPORT int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);

@@ -617,7 +617,7 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return finish_one(self, req, status, "MPI_Test", TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
-int TMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
 {
     tdm_virt_rank *self = self_or_die("MPI_Waitall");
     for (int i = 0; i < count; i++)
@@ -649,7 +649,7 @@ int TMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     return any_error ? fail(self, errors_return, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
 
-int TMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses)
 {
     tdm_virt_rank *self = self_or_die("MPI_Testall");
     for (int pass = 0; pass < 2; pass++) {
@@ -675,7 +675,7 @@ int TMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 
 /* The index of a complete request among requests, -1 if none, or -2 if
    every one is MPI_REQUEST_NULL. */
-static int first_done(int count, MPI_Request requests[], int *bad)
+static int first_done(int count, MPI_Request *requests, int *bad)
 {
     int active = 0;
     *bad = 0;
@@ -694,7 +694,7 @@ static int first_done(int count, MPI_Request requests[], int *bad)
     return active ? -1 : -2;
 }
 
-static int complete_at(tdm_virt_rank *self, MPI_Request requests[], int i, int *index,
+static int complete_at(tdm_virt_rank *self, MPI_Request *requests, int i, int *index,
                        MPI_Status *status, const char *call)
 {
     if (i == -2) {
@@ -708,7 +708,7 @@ static int complete_at(tdm_virt_rank *self, MPI_Request requests[], int i, int *
     return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
-int TMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status)
 {
     tdm_virt_rank *self = self_or_die("MPI_Waitany");
     int bad, i;
@@ -725,7 +725,7 @@ int TMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     return complete_at(self, requests, i, index, status, "MPI_Waitany");
 }
 
-int TMPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status)
+int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Status *status)
 {
     tdm_virt_rank *self = self_or_die("MPI_Testany");
     int bad;

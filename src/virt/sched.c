@@ -4,8 +4,8 @@
  * Invariants: a rank is in at most one ready queue, that of its own core; it
  * is put there by tdm_virt_wake only when it moved want_wake from 1 to 0,
  * and by tdm_virt_yield for itself. A core's scheduler context runs only
- * when no rank of that core runs. 'active' counts the ranks that are
- * neither waiting nor done.
+ * when no rank of that core runs. A deadlock is every core idle with every
+ * ready queue empty (checked under idle_mutex by the last core to go idle).
  */
 #include "virt/sched.h"
 
@@ -34,7 +34,6 @@ static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
 static tdm_virt_rank *ranks;
 static int rank_count;
-static int active;     /* ranks neither waiting nor done (atomic) */
 static int finished;   /* ranks done (atomic) */
 static int idle_cores; /* cores in the idle path, under idle_mutex */
 static pthread_mutex_t idle_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -88,8 +87,10 @@ static void push_ready(tdm_virt_rank *r)
         __atomic_store_n(&core->head, r, __ATOMIC_RELEASE);
     core->tail = r;
     unlock(&core->lock);
+    if (core == this_core)
+        return; /* its scheduler is not sleeping: this rank runs on it */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (core != this_core && __atomic_load_n(&core->sleeping, __ATOMIC_SEQ_CST)) {
+    if (__atomic_load_n(&core->sleeping, __ATOMIC_SEQ_CST)) {
         pthread_mutex_lock(&core->mutex);
         pthread_cond_signal(&core->wakeup);
         pthread_mutex_unlock(&core->mutex);
@@ -135,13 +136,11 @@ void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int 
     self->blocked_peer = peer;
     self->blocked_tag = tag;
     __atomic_store_n(&self->want_wake, 1, __ATOMIC_SEQ_CST);
-    __atomic_fetch_sub(&active, 1, __ATOMIC_SEQ_CST);
 }
 
 void tdm_virt_wait_cancel(tdm_virt_rank *self)
 {
     if (__atomic_exchange_n(&self->want_wake, 0, __ATOMIC_SEQ_CST)) {
-        __atomic_fetch_add(&active, 1, __ATOMIC_SEQ_CST);
         self->blocked_call = NULL;
         return;
     }
@@ -161,7 +160,6 @@ void tdm_virt_wake(tdm_virt_rank *rank)
     if (!__atomic_load_n(&rank->want_wake, __ATOMIC_SEQ_CST))
         return;
     if (__atomic_exchange_n(&rank->want_wake, 0, __ATOMIC_SEQ_CST)) {
-        __atomic_fetch_add(&active, 1, __ATOMIC_SEQ_CST);
         push_ready(rank);
     }
 }
@@ -182,7 +180,6 @@ static void rank_entry(void *arg)
     self->exit_code = config.main(self);
     self->done = 1;
     self->blocked_call = NULL;
-    __atomic_fetch_sub(&active, 1, __ATOMIC_SEQ_CST);
     if (__atomic_add_fetch(&finished, 1, __ATOMIC_SEQ_CST) == rank_count) {
         for (int c = 0; c < config.cores; c++) {
             pthread_mutex_lock(&cores[c].mutex);
@@ -340,7 +337,6 @@ int tdm_virt_sched_init(const tdm_virt_sched_config *c)
         r->context.size = r->stack.size;
         r->context.sp = tdm_virt_context_make((char *)r->stack.bottom + r->stack.size, rank_entry);
     }
-    active = rank_count;
     finished = 0;
     /* Every rank starts ready, in order, on its core. */
     for (int i = 0; i < rank_count; i++)
