@@ -74,13 +74,22 @@ def main() -> int:
     build = load_build(args.build)
     env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(args.ranks // args.cores)}
     env.update(pair.split("=", 1) for pair in args.env)
+    if build.sanitize:
+        # The MPI library is not instrumented and keeps memory until exit.
+        env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1"
     if args.fails:
         return expect_failure(build, args.programs, env, args.fails)
     if len(args.programs) < 2:
         parser.error("give the reference program and the virtual one")
     args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]
     outcomes = [
-        run(build, args.ranks, [args.reference, *args.args], {}),
+        run(
+            build,
+            args.ranks,
+            [args.reference, *args.args],
+            {k: v for k, v in env.items() if "SAN" in k},
+        ),
         run(build, 1, [args.virtual, *args.args], env),
     ]
     failed = False

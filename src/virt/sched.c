@@ -304,6 +304,7 @@ static void *run_core(void *arg)
         core->current = NULL;
     }
     this_core = NULL;
+    tdm_virt_stack_unwatch();
     return NULL;
 }
 

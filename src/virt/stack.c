@@ -6,6 +6,8 @@
  */
 #include "virt/stack.h"
 
+#include "virt/context.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,6 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if TDM_VIRT_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define MAX_WATCHED 65536
 
@@ -46,6 +52,11 @@ int tdm_virt_stack_alloc(tdm_virt_stack *stack, size_t size, int rank)
         munmap(map, total);
         return err;
     }
+#if TDM_VIRT_ASAN
+    /* The stack of a context that ended elsewhere in this address space may
+       have left its frames poisoned in the shadow of these pages. */
+    __asan_unpoison_memory_region(map, total);
+#endif
     stack->map = map;
     stack->map_size = total;
     stack->bottom = (char *)map + page;
@@ -91,15 +102,31 @@ static void on_segv(int sig, siginfo_t *info, void *unused)
     signal(sig, SIG_DFL);
 }
 
+static __thread void *own_alt_stack; /* the alternate stack this thread installed */
+#define ALT_STACK_SIZE (64 * 1024)
+
 int tdm_virt_stack_watch(void)
 {
     static int installed;
-    size_t alt_size = 64 * 1024;
-    stack_t alt = {.ss_sp = malloc(alt_size), .ss_size = alt_size, .ss_flags = 0};
-    if (!alt.ss_sp)
-        return ENOMEM;
-    if (sigaltstack(&alt, NULL) != 0)
-        return errno;
+    stack_t current;
+    /* A thread that has an alternate stack (AddressSanitizer gives each
+       thread one, and unmaps it itself at the thread's end) keeps it. */
+    if (sigaltstack(NULL, &current) == 0 && !(current.ss_flags & SS_DISABLE) &&
+        current.ss_size >= (size_t)MINSIGSTKSZ) {
+        own_alt_stack = NULL;
+    } else {
+        void *mem =
+            mmap(NULL, ALT_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED)
+            return errno;
+        stack_t alt = {.ss_sp = mem, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+        if (sigaltstack(&alt, NULL) != 0) {
+            int err = errno;
+            munmap(mem, ALT_STACK_SIZE);
+            return err;
+        }
+        own_alt_stack = mem;
+    }
     if (!__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -110,4 +137,14 @@ int tdm_virt_stack_watch(void)
             return errno;
     }
     return 0;
+}
+
+void tdm_virt_stack_unwatch(void)
+{
+    if (!own_alt_stack)
+        return;
+    stack_t off = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    sigaltstack(&off, NULL);
+    munmap(own_alt_stack, ALT_STACK_SIZE);
+    own_alt_stack = NULL;
 }

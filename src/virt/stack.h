@@ -27,6 +27,10 @@ void tdm_virt_stack_free(tdm_virt_stack *stack);
    errno value. */
 int tdm_virt_stack_watch(void);
 
+/* Remove the calling thread's alternate signal stack, if
+   tdm_virt_stack_watch made it (before the thread ends). */
+void tdm_virt_stack_unwatch(void);
+
 /* The message of an overflow of rank 'rank''s stack of 'size' bytes, into
    buf (the handler writes the same); for the tests. */
 void tdm_virt_stack_overflow_message(char *buf, size_t bufsize, int rank, size_t size);
