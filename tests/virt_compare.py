@@ -3,12 +3,12 @@
 built with `tandem cc` as one process of N virtual ranks; require both to exit
 0 and print the same.
 
-  virt_compare.py --build DIR --ranks N [--cores C] REFERENCE VIRTUAL [ARGS]
+  virt_compare.py --build DIR --ranks N [--hosts H] [--cores C] REFERENCE VIRTUAL [ARGS]
   virt_compare.py --build DIR --ranks N --fails REGEX [--fails REGEX ...]
                   [--env NAME=VALUE ...] VIRTUAL [ARGS]
 
-N = C x V: the virtual run has C cores (TANDEM_VIRT_CORES) of N / C ranks
-each (TANDEM_VIRT_RANKS). With --fails, only the virtual program runs: it
+N = H x C x V: the virtual run has H processes (default 1) of C cores
+(TANDEM_VIRT_CORES) of N / (H C) ranks each (TANDEM_VIRT_RANKS). With --fails, only the virtual program runs: it
 must exit with a nonzero status and print a line matching each REGEX on
 stderr (a deadlock, a stack overflow, a bad setting).
 """
@@ -65,14 +65,17 @@ def main() -> int:
     parser.add_argument("--build", required=True, type=Path)
     parser.add_argument("--ranks", type=int, required=True)
     parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--hosts", type=int, default=1)
     parser.add_argument("--fails", action="append", default=[], metavar="REGEX")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("programs", nargs="+", help="REFERENCE VIRTUAL [ARGS], or VIRTUAL [ARGS]")
     args = parser.parse_args()
-    if args.ranks % args.cores:
-        parser.error("--ranks must be a multiple of --cores")
+    per_process = args.cores * args.hosts
+    if args.ranks % per_process:
+        parser.error("--ranks must be a multiple of --hosts times --cores")
     build = load_build(args.build)
-    env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(args.ranks // args.cores)}
+    per_core = args.ranks // per_process
+    env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(per_core)}
     env.update(pair.split("=", 1) for pair in args.env)
     if build.sanitize:
         # The MPI library is not instrumented and keeps memory until exit.
@@ -90,7 +93,7 @@ def main() -> int:
             [args.reference, *args.args],
             {k: v for k, v in env.items() if "SAN" in k},
         ),
-        run(build, 1, [args.virtual, *args.args], env),
+        run(build, args.hosts, [args.virtual, *args.args], env),
     ]
     failed = False
     for command, result in outcomes:

@@ -842,8 +842,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-nn",
         "--nprocs",
         type=int,
-        help="number of ranks (default 1, or the --placement's); with --virtual, of processes "
-        "(hosts; -nn, TinyMPI's spelling)",
+        help="number of ranks (default 1, or the --placement's); with --virtual, of processes, "
+        "each of --cores x --virtual ranks (-nn, TinyMPI's spelling: one per host)",
     )
     run.add_argument(
         "-nv",

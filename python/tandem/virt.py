@@ -164,17 +164,14 @@ def uses_virtual_runtime(program: Path) -> bool:
 
 
 def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: list[str]) -> int:
-    """tandem run --virtual V [--cores C]: one process (-n 1) of C x V ranks."""
+    """tandem run [-n H] --virtual V [--cores C]: H processes of C x V ranks."""
     if args.virtual < 1:
         raise TandemError(f"--virtual {args.virtual}: expected at least 1 rank per core")
     if args.cores < 1:
         raise TandemError(f"--cores {args.cores}: expected at least 1 core")
     hosts = args.nprocs if args.nprocs is not None else 1
-    if hosts != 1:
-        raise TandemError(
-            f"-n {hosts} with --virtual: virtual ranks run in one process for now "
-            "(docs/VIRTUAL.md); leave -n out and give --cores C --virtual V"
-        )
+    if hosts < 1:
+        raise TandemError(f"-n {hosts}: the number of processes must be at least 1")
     for option in ("placement", "hosts", "monitor"):
         if getattr(args, option, None) is not None:
             raise TandemError(f"--{option} with --virtual: not supported yet (docs/VIRTUAL.md)")
@@ -191,8 +188,8 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
     command = launch_command(build, hosts, [str(path), *program[1:]], False, env, args.launcher_arg)
     if not args.quiet:
         print(
-            f"tandem: {args.cores * args.virtual} virtual ranks: {args.cores} core(s) x "
-            f"{args.virtual} rank(s), one process",
+            f"tandem: {hosts * args.cores * args.virtual} virtual ranks: {hosts} process(es) x "
+            f"{args.cores} core(s) x {args.virtual} rank(s)",
             file=sys.stderr,
         )
     if args.dry_run:

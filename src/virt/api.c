@@ -14,6 +14,7 @@
 #include "tmpi.h"
 #include "virt/coll.h"
 #include "virt/comm.h"
+#include "virt/net.h"
 #include "virt/queue.h"
 #include "virt/sched.h"
 
@@ -192,16 +193,6 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     PMPI_Comm_rank(MPI_COMM_WORLD, &host);
     int cores = (int)TDM_CONFIG_NUMBER(VIRT_CORES);
     int per_core = (int)TDM_CONFIG_NUMBER(VIRT_RANKS);
-    if (hosts > 1) {
-        if (host == 0)
-            fprintf(stderr,
-                    "tandem virt: error: %d processes were started; virtual ranks run in one "
-                    "process for now (docs/VIRTUAL.md): start one, with TANDEM_VIRT_CORES and "
-                    "TANDEM_VIRT_RANKS (tandem run --virtual V --cores C)\n",
-                    hosts);
-        PMPI_Finalize();
-        return 1;
-    }
     if (cores > 1 && provided < MPI_THREAD_MULTIPLE) {
         fprintf(stderr,
                 "tandem virt: error: TANDEM_VIRT_CORES=%d needs MPI_THREAD_MULTIPLE from the MPI "
@@ -223,16 +214,18 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         .world_size = hosts * count,
         .single_process = hosts == 1,
         .main = rank_main,
-        .poll = NULL,
+        .poll = hosts > 1 ? tdm_virt_net_poll : NULL,
         .abort = abort_job,
     };
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
-        tdm_virt_comm_init(count, config.world_offset, config.world_size) != 0 ||
+        tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
+        tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
         tdm_virt_sched_init(&config) != 0) {
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
     int code = tdm_virt_sched_run();
+    tdm_virt_net_finish();
     tdm_virt_sched_finish();
     tdm_virt_comm_finish();
     tdm_virt_queue_finish();
@@ -361,9 +354,13 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
     if (!all)
         return fail(self, errors_return, MPI_ERR_NO_MEM, call);
     int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT);
-    int base = me == 0 ? tdm_virt_comm_new_contexts(n) : 0;
+    /* Rank 0 takes n contexts that no process uses; each color takes the
+       one of its first member. */
+    int contexts[2] = {0, 0};
+    if (me == 0)
+        tdm_virt_comm_new_contexts(n, &contexts[0], &contexts[1]);
     if (err == MPI_SUCCESS)
-        err = tdm_virt_bcast(self, parent, &base, 1, MPI_INT, 0);
+        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0);
     if (err != MPI_SUCCESS) {
         free(all);
         return fail(self, errors_return, err, call);
@@ -399,7 +396,8 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
     free(all);
     if (!members)
         return fail(self, errors_return, MPI_ERR_NO_MEM, call);
-    int slot = tdm_virt_comm_add(self->local, base + 2 * first, size, rank, members);
+    int slot =
+        tdm_virt_comm_add(self->local, contexts[0] + first * contexts[1], size, rank, members);
     if (slot < 0) {
         free(members);
         return fail(self, errors_return, MPI_ERR_NO_MEM, call);
@@ -448,12 +446,8 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
         return fail(self, comm->errors_return, MPI_ERR_RANK, call);
     if (tag < 0)
         return fail(self, comm->errors_return, MPI_ERR_TAG, call);
-    tdm_virt_rank *target =
-        tdm_virt_rank_at(tdm_virt_comm_world_rank(comm, dest) - (self->world - self->local));
-    if (!target)
-        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
-    int err =
-        tdm_virt_isend(self, buf, count, type, target, comm->context, comm->rank, tag, sync, out);
+    int err = tdm_virt_send(self, buf, count, type, tdm_virt_comm_world_rank(comm, dest),
+                            comm->context, comm->rank, tag, sync, out);
     if (err == MPI_SUCCESS) {
         (*out)->errors_return = comm->errors_return;
         (*out)->source = dest; /* for the deadlock report */

@@ -8,24 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "virt/net.h"
 #include "virt/queue.h"
 
 #define COLL_TAG 0
 
-static tdm_virt_rank *rank_of(tdm_virt_rank *self, const tdm_virt_comm *comm, int r)
-{
-    int local = tdm_virt_comm_world_rank(comm, r) - (self->world - self->local);
-    return tdm_virt_rank_at(local);
-}
-
 static int start_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
                       MPI_Datatype type, int peer, tdm_virt_request **req)
 {
-    tdm_virt_rank *target = rank_of(self, comm, peer);
-    if (!target)
-        return MPI_ERR_RANK;
-    return tdm_virt_isend(self, buf, count, type, target, comm->context + 1, comm->rank, COLL_TAG,
-                          0, req);
+    return tdm_virt_send(self, buf, count, type, tdm_virt_comm_world_rank(comm, peer),
+                         comm->context + 1, comm->rank, COLL_TAG, 0, req);
 }
 
 static int start_recv(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,

@@ -13,10 +13,15 @@ typedef struct {
 
 static comm_table *tables;
 static int table_count;
-static int next_context = 4; /* 0-1: the world, 2-3: every MPI_COMM_SELF */
+static int next_slot = 2; /* contexts 0-1: the world, 2-3: every MPI_COMM_SELF */
+static int this_process, process_count = 1;
 
-int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size)
+int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int process,
+                       int processes)
 {
+    this_process = process;
+    process_count = processes;
+    next_slot = 2;
     tables = calloc((size_t)local_ranks, sizeof *tables);
     if (!tables)
         return -1;
@@ -87,7 +92,12 @@ void tdm_virt_comm_remove(int local, int slot)
     *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0};
 }
 
-int tdm_virt_comm_new_contexts(int count)
+void tdm_virt_comm_new_contexts(int count, int *first, int *stride)
 {
-    return __atomic_fetch_add(&next_context, 2 * count, __ATOMIC_RELAXED);
+    /* Slot k of process p is context 2 (k H + p): slots of one process
+       never meet another's, and slots from 2 on never meet the world's or
+       self's. */
+    int slot = __atomic_fetch_add(&next_slot, count, __ATOMIC_RELAXED);
+    *first = 2 * (slot * process_count + this_process);
+    *stride = 2 * process_count;
 }

@@ -21,8 +21,10 @@ typedef struct {
 enum { TDM_VIRT_COMM_WORLD = 0, TDM_VIRT_COMM_SELF = 1 };
 
 /* Make each local rank's table with the world (world_size ranks, the first
-   of this process world_offset) and its own MPI_COMM_SELF. */
-int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size);
+   of this process world_offset) and its own MPI_COMM_SELF; this is process
+   'process' of 'processes'. */
+int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int process,
+                       int processes);
 void tdm_virt_comm_finish(void);
 
 /* Local rank 'local''s communicator in slot 'slot', or NULL. */
@@ -35,8 +37,10 @@ int tdm_virt_comm_add(int local, int context, int size, int rank, int *members);
 /* Free slot 'slot' of local rank 'local' (not the world or self). */
 void tdm_virt_comm_remove(int local, int slot);
 
-/* 'count' pairs of fresh contexts; returns the first. Any thread. */
-int tdm_virt_comm_new_contexts(int count);
+/* 'count' fresh contexts, unique among all processes: the i-th is
+   *first + i * *stride (each even: context + 1 is its collectives'). Any
+   thread. */
+void tdm_virt_comm_new_contexts(int count, int *first, int *stride);
 
 /* The world rank of rank 'r' of 'comm'. */
 static inline int tdm_virt_comm_world_rank(const tdm_virt_comm *comm, int r)

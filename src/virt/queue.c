@@ -20,6 +20,7 @@ typedef struct tdm_virt_message {
     int send_count;                /*   count */
     MPI_Datatype send_type;        /*   and datatype */
     tdm_virt_request *send;        /* rendezvous: the send to complete */
+    void *arrived;                 /* from another process: the buffer that holds data */
     struct tdm_virt_message *next; /* in the unexpected queue */
 } tdm_virt_message;
 
@@ -262,6 +263,35 @@ static int matches(int want_context, int want_source, int want_tag, int context,
            (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
 
+/* Take the first posted receive that matches, or NULL. Under the lock. */
+static tdm_virt_request *take_posted(tdm_virt_mailbox *box, int context, int source, int tag)
+{
+    tdm_virt_request *prev = NULL;
+    for (tdm_virt_request *r = box->posted; r; prev = r, r = r->next) {
+        if (!matches(r->context, r->source, r->tag, context, source, tag))
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            box->posted = r->next;
+        if (box->posted_tail == r)
+            box->posted_tail = prev;
+        return r;
+    }
+    return NULL;
+}
+
+/* Queue a message no receive waited for. Under the lock. */
+static void append_unexpected(tdm_virt_mailbox *box, tdm_virt_message *msg)
+{
+    msg->next = NULL;
+    if (box->unexp_tail)
+        box->unexp_tail->next = msg;
+    else
+        box->unexpected = msg;
+    box->unexp_tail = msg;
+}
+
 int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type,
                    tdm_virt_rank *target, int context, int source, int tag, int sync,
                    tdm_virt_request **out)
@@ -283,19 +313,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     tdm_virt_message *msg = NULL;
     int eager = bytes <= TDM_VIRT_EAGER_LIMIT && !sync;
     lock(&box->lock);
-    tdm_virt_request *recv = NULL;
-    for (tdm_virt_request **p = &box->posted; *p; p = &(*p)->next) {
-        if (matches((*p)->context, (*p)->source, (*p)->tag, context, source, tag)) {
-            recv = *p;
-            *p = recv->next;
-            if (box->posted_tail == recv) {
-                box->posted_tail = NULL;
-                for (tdm_virt_request *q = box->posted; q; q = q->next)
-                    box->posted_tail = q;
-            }
-            break;
-        }
-    }
+    tdm_virt_request *recv = take_posted(box, context, source, tag);
     if (recv) {
         unlock(&box->lock);
         size_t moved;
@@ -336,11 +354,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
         msg->send_type = type;
         msg->send = send;
     }
-    if (box->unexp_tail)
-        box->unexp_tail->next = msg;
-    else
-        box->unexpected = msg;
-    box->unexp_tail = msg;
+    append_unexpected(box, msg);
     int probing = box->probing;
     unlock(&box->lock);
     if (eager)
@@ -415,8 +429,44 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
         complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
     }
     complete(recv, msg->source, msg->tag, moved, rerr);
+    free(msg->arrived);
     free(msg);
     *out = recv;
+    return MPI_SUCCESS;
+}
+
+int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
+                     const void *data, size_t bytes)
+{
+    tdm_virt_mailbox *box = &mailboxes[target->local];
+    lock(&box->lock);
+    tdm_virt_request *recv = take_posted(box, context, source, tag);
+    if (recv) {
+        unlock(&box->lock);
+        size_t moved;
+        int rerr =
+            move(recv->buf, recv->count, recv->type, data, (int)bytes, MPI_BYTE, bytes, &moved);
+        complete(recv, source, tag, moved, rerr);
+        free(arrived);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_message *msg = malloc(sizeof *msg);
+    if (!msg) {
+        unlock(&box->lock);
+        free(arrived);
+        return MPI_ERR_NO_MEM;
+    }
+    *msg = (tdm_virt_message){.context = context,
+                              .source = source,
+                              .tag = tag,
+                              .bytes = bytes,
+                              .data = data,
+                              .arrived = arrived};
+    append_unexpected(box, msg);
+    int probing = box->probing;
+    unlock(&box->lock);
+    if (probing)
+        tdm_virt_wake(target);
     return MPI_SUCCESS;
 }
 

@@ -65,6 +65,13 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
                    tdm_virt_rank *target, int context, int source, int tag, int sync,
                    tdm_virt_request **out);
 
+/* A message for 'target' that came from another process: 'bytes' of packed
+   data at 'data', inside the malloc'ed 'arrived', which the queue frees
+   once the data is received. From any thread (the poller). Returns an MPI
+   error code. */
+int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
+                     const void *data, size_t bytes);
+
 /* Post a receive of 'self'. Returns an MPI error code. */
 int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
                    int source, int tag, tdm_virt_request **out);

@@ -166,6 +166,8 @@ void tdm_virt_wake(tdm_virt_rank *rank)
 
 void tdm_virt_yield(tdm_virt_rank *self)
 {
+    if (config.poll)
+        config.poll(); /* what other processes sent may be what the rank waits for */
     if (!__atomic_load_n(&self->core->head, __ATOMIC_ACQUIRE))
         return;
     push_ready(self);
