@@ -166,14 +166,12 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
 int tdm_virt_send(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type, int dest,
                   int context, int source, int tag, int sync, tdm_virt_request **out)
 {
-    int process = dest / per_process;
-    if (process == this_process) {
-        tdm_virt_rank *target = tdm_virt_rank_at(dest % per_process);
-        if (!target)
-            return MPI_ERR_RANK;
+    /* This process's ranks first, without a division. */
+    tdm_virt_rank *target = tdm_virt_rank_at(dest - (self->world - self->local));
+    if (target)
         return tdm_virt_isend(self, buf, count, type, target, context, source, tag, sync, out);
-    }
-    if (process < 0 || process >= process_count)
+    int process = dest / per_process;
+    if (process < 0 || process >= process_count || process == this_process)
         return MPI_ERR_RANK;
     /* A synchronous send to another process completes once its data is
        copied out, as a standard one does (docs/VIRTUAL.md). */
