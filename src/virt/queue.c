@@ -18,7 +18,8 @@ typedef struct tdm_virt_message {
     const void *data;              /* eager: its copy (packed), in this allocation */
     const void *send_buf;          /* rendezvous: the sender's buffer, */
     int send_count;                /*   count */
-    MPI_Datatype send_type;        /*   and datatype */
+    MPI_Datatype send_type;        /*   datatype */
+    int send_contiguous;           /*   and whether its data is one block */
     tdm_virt_request *send;        /* rendezvous: the send to complete */
     void *arrived;                 /* from another process: the buffer that holds data */
     struct tdm_virt_message *next; /* in the unexpected queue */
@@ -145,7 +146,7 @@ tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
 {
     tdm_virt_mailbox *box = &mailboxes[self->local];
     /* Freed requests that have completed since can be used again. */
-    for (tdm_virt_request **p = &box->orphans; *p;) {
+    for (tdm_virt_request **p = &box->orphans; box->orphans && *p;) {
         tdm_virt_request *r = *p;
         if (tdm_virt_request_done(r)) {
             *p = r->next;
@@ -180,10 +181,21 @@ tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
     }
     tdm_virt_request *r = box->free_requests;
     box->free_requests = r->next;
-    int index = r->index;
-    memset(r, 0, sizeof *r);
-    r->index = index;
+    /* Every field but the number, as a zeroed request has them. */
+    r->kind = 0;
+    r->done = 0;
+    r->freed = 0;
+    r->errors_return = 0;
     r->owner = self;
+    r->buf = NULL;
+    r->count = 0;
+    r->type = MPI_DATATYPE_NULL;
+    r->capacity = 0;
+    r->contiguous = 0;
+    r->context = r->source = r->tag = 0;
+    r->status_source = r->status_tag = r->status_error = 0;
+    r->status_bytes = 0;
+    r->next = NULL;
     return r;
 }
 
@@ -214,18 +226,26 @@ static void complete(tdm_virt_request *req, int source, int tag, size_t bytes, i
 
 /* Copy a message of 'bytes' from the sender's items to the receiver's; sets
  *moved to the bytes that fit. Returns MPI_ERR_TRUNCATE when not all did. */
-static int move(void *rbuf, int rcount, MPI_Datatype rtype, const void *sbuf, int scount,
-                MPI_Datatype stype, size_t bytes, size_t *moved)
+/* One side of a copy: a buffer of count items of type, its bytes and
+   whether they lie in one block (worked out once per message, when the
+   operation starts). */
+typedef struct {
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    size_t bytes;
+    int contiguous;
+} side;
+
+/* Copy a message of 'bytes' from the sender's side to the receiver's; sets
+ *moved to the bytes that fit. Returns MPI_ERR_TRUNCATE when not all did. */
+static int move(const tdm_virt_request *recv, side from, size_t bytes, size_t *moved)
 {
-    size_t capacity, sbytes;
-    int rcontig, scontig;
-    int err = tdm_virt_type_bytes(rtype, rcount, &capacity, &rcontig);
-    if (err == MPI_SUCCESS)
-        err = tdm_virt_type_bytes(stype, scount, &sbytes, &scontig);
-    if (err != MPI_SUCCESS) {
-        *moved = 0;
-        return err;
-    }
+    void *rbuf = recv->buf;
+    size_t capacity = recv->capacity, sbytes = from.bytes;
+    int rcontig = recv->contiguous, scontig = from.contiguous;
+    const void *sbuf = from.buf;
+    int err = MPI_SUCCESS;
     size_t n = bytes < capacity ? bytes : capacity;
     *moved = n;
     if (n > 0) {
@@ -236,7 +256,8 @@ static int move(void *rbuf, int rcount, MPI_Datatype rtype, const void *sbuf, in
             scratch = malloc(sbytes ? sbytes : 1);
             if (!scratch)
                 return MPI_ERR_NO_MEM;
-            err = PMPI_Pack(sbuf, scount, stype, scratch, (int)sbytes, &position, MPI_COMM_SELF);
+            err = PMPI_Pack(sbuf, from.count, from.type, scratch, (int)sbytes, &position,
+                            MPI_COMM_SELF);
             packed = scratch;
         }
         if (err == MPI_SUCCESS) {
@@ -244,9 +265,9 @@ static int move(void *rbuf, int rcount, MPI_Datatype rtype, const void *sbuf, in
                 memcpy(rbuf, packed, n);
             } else {
                 int position = 0, size;
-                PMPI_Type_size(rtype, &size);
+                PMPI_Type_size(recv->type, &size);
                 err = PMPI_Unpack(packed, (int)n, &position, rbuf,
-                                  size ? (int)(n / (size_t)size) : 0, rtype, MPI_COMM_SELF);
+                                  size ? (int)(n / (size_t)size) : 0, recv->type, MPI_COMM_SELF);
             }
         }
         free(scratch);
@@ -317,7 +338,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     if (recv) {
         unlock(&box->lock);
         size_t moved;
-        int rerr = move(recv->buf, recv->count, recv->type, buf, count, type, bytes, &moved);
+        int rerr = move(recv, (side){buf, count, type, bytes, contiguous}, bytes, &moved);
         complete(recv, source, tag, moved, rerr);
         complete(send, source, tag, bytes, MPI_SUCCESS);
         *out = send;
@@ -352,6 +373,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
         msg->send_buf = buf;
         msg->send_count = count;
         msg->send_type = type;
+        msg->send_contiguous = contiguous;
         msg->send = send;
     }
     append_unexpected(box, msg);
@@ -398,6 +420,8 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
     if (!recv)
         return MPI_ERR_NO_MEM;
     recv->kind = TDM_VIRT_RECV;
+    recv->capacity = capacity;
+    recv->contiguous = contiguous;
     recv->buf = buf;
     recv->count = count;
     recv->type = type;
@@ -422,10 +446,13 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
     size_t moved;
     int rerr;
     if (msg->data) {
-        rerr = move(buf, count, type, msg->data, (int)msg->bytes, MPI_BYTE, msg->bytes, &moved);
-    } else {
-        rerr = move(buf, count, type, msg->send_buf, msg->send_count, msg->send_type, msg->bytes,
+        rerr = move(recv, (side){msg->data, (int)msg->bytes, MPI_BYTE, msg->bytes, 1}, msg->bytes,
                     &moved);
+    } else {
+        rerr = move(recv,
+                    (side){msg->send_buf, msg->send_count, msg->send_type, msg->bytes,
+                           msg->send_contiguous},
+                    msg->bytes, &moved);
         complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
     }
     complete(recv, msg->source, msg->tag, moved, rerr);
@@ -444,8 +471,7 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
     if (recv) {
         unlock(&box->lock);
         size_t moved;
-        int rerr =
-            move(recv->buf, recv->count, recv->type, data, (int)bytes, MPI_BYTE, bytes, &moved);
+        int rerr = move(recv, (side){data, (int)bytes, MPI_BYTE, bytes, 1}, bytes, &moved);
         complete(recv, source, tag, moved, rerr);
         free(arrived);
         return MPI_SUCCESS;

@@ -34,6 +34,8 @@ typedef struct tdm_virt_request {
     void *buf;                /* receive: where the data goes */
     int count;                /* receive: its count of 'type' */
     MPI_Datatype type;        /* receive: its datatype */
+    size_t capacity;          /* receive: its bytes */
+    int contiguous;           /* receive: its items lie in one block */
     int context, source, tag; /* receive: what it matches */
     int status_source;        /* the status: sender's rank in the communicator */
     int status_tag;

@@ -37,7 +37,9 @@ static int rank_count;
 static int finished;   /* ranks done (atomic) */
 static int idle_cores; /* cores in the idle path, under idle_mutex */
 static pthread_mutex_t idle_mutex = PTHREAD_MUTEX_INITIALIZER;
-static __thread tdm_virt_core *this_core;
+/* Initial-exec: the library is loaded with the program, never by dlopen,
+   and each rank reads this on every MPI call. */
+static __thread tdm_virt_core *this_core __attribute__((tls_model("initial-exec")));
 
 static inline void cpu_relax(void)
 {
