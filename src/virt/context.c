@@ -20,9 +20,10 @@ void *tdm_virt_context_make(void *top, void (*entry)(void *))
     frame[7] = (uint64_t)(uintptr_t)tdm_virt_trampoline;
     return frame;
 #elif defined(__aarch64__)
-    /* x19 (the entry) to x28, x29, x30 (the trampoline), d8 to d15. */
-    uint64_t *frame = (uint64_t *)(sp - 160);
-    memset(frame, 0, 160);
+    /* x19 (the entry) to x28, x29, x30 (the trampoline), d8 to d15, and
+       the FPCR (0: round to nearest, the default). */
+    uint64_t *frame = (uint64_t *)(sp - 176);
+    memset(frame, 0, 176);
     frame[0] = (uint64_t)(uintptr_t)entry;
     frame[11] = (uint64_t)(uintptr_t)tdm_virt_trampoline;
     return frame;

@@ -1,6 +1,7 @@
 /*
- * Switching between user-level threads on AArch64 (AAPCS64): x19-x30 and
- * d8-d15 are stored on the current stack, the stack pointer is stored through
+ * Switching between user-level threads on AArch64 (AAPCS64): x19-x30,
+ * d8-d15 and the FPCR (its rounding mode is the thread's own, as the
+ * MXCSR's is on x86-64) are stored on the current stack, the stack pointer is stored through
  * x0, and x1 becomes the stack pointer, from which the same are loaded. x2 is
  * returned on the other side (and handed to a new context's entry as its
  * argument).
@@ -14,7 +15,7 @@
     .type tdm_virt_switch, %function
     .align 4
 tdm_virt_switch:
-    sub sp, sp, #160
+    sub sp, sp, #176
     stp x19, x20, [sp, #0]
     stp x21, x22, [sp, #16]
     stp x23, x24, [sp, #32]
@@ -25,6 +26,8 @@ tdm_virt_switch:
     stp d10, d11, [sp, #112]
     stp d12, d13, [sp, #128]
     stp d14, d15, [sp, #144]
+    mrs x9, fpcr
+    str x9, [sp, #160]
     mov x9, sp
     str x9, [x0]
     mov sp, x1
@@ -38,7 +41,9 @@ tdm_virt_switch:
     ldp d10, d11, [sp, #112]
     ldp d12, d13, [sp, #128]
     ldp d14, d15, [sp, #144]
-    add sp, sp, #160
+    ldr x9, [sp, #160]
+    msr fpcr, x9
+    add sp, sp, #176
     mov x0, x2
     ret
     .size tdm_virt_switch, .-tdm_virt_switch
