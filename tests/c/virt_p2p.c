@@ -105,6 +105,33 @@ int main(int argc, char **argv)
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     results[n++] = cls == MPI_ERR_TRUNCATE;
 
+    /* Non-overtaking across sizes: a large message (waiting for its
+       receive) then a small one (copied at once), one tag, received with
+       MPI_ANY_TAG: the large one first. Synchronous sends, Testany,
+       Testall and a freed request. */
+    MPI_Request two[2];
+    MPI_Isend(out, BIG, MPI_CHAR, next, 11, MPI_COMM_WORLD, &two[0]);
+    MPI_Issend(&token, 1, MPI_INT, next, 11, MPI_COMM_WORLD, &two[1]);
+    MPI_Recv(in, BIG, MPI_CHAR, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    int first_count;
+    MPI_Get_count(&st, MPI_CHAR, &first_count);
+    int small = -1;
+    MPI_Recv(&small, 1, MPI_INT, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    int done_all = 0, which = -1, any = 0;
+    while (!done_all)
+        MPI_Testall(2, two, &done_all, MPI_STATUSES_IGNORE);
+    MPI_Request one_req;
+    MPI_Irecv(&got, 1, MPI_INT, prev, 12, MPI_COMM_WORLD, &one_req);
+    MPI_Ssend(&token, 1, MPI_INT, next, 12, MPI_COMM_WORLD);
+    while (!any)
+        MPI_Testany(1, &one_req, &which, &any, MPI_STATUS_IGNORE);
+    MPI_Request freed;
+    MPI_Isend(&token, 1, MPI_INT, next, 13, MPI_COMM_WORLD, &freed);
+    MPI_Request_free(&freed);
+    int last = -1;
+    MPI_Recv(&last, 1, MPI_INT, prev, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    results[n++] = (first_count == BIG) * 100000 + small * 10 + (which == 0) + (last == got) * 2;
+
     /* A derived datatype: every other int of a vector. */
     MPI_Datatype every_other;
     MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
