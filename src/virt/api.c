@@ -488,38 +488,59 @@ static int finish_one(tdm_virt_rank *self, tdm_virt_request *req, MPI_Status *st
     return fail(self, errors_return, err, call);
 }
 
+/* Wait for a blocking call's request: its own, on its stack (never
+   released), or a pooled one (MPI_PROC_NULL's). */
+static int finish_blocking(tdm_virt_rank *self, tdm_virt_request *req, tdm_virt_request *own,
+                           MPI_Status *status, const char *call, int peer, int tag)
+{
+    if (req != own)
+        return finish_one(self, req, status, call, peer, tag);
+    tdm_virt_request_wait(self, req, call, peer, tag);
+    if (req->kind == TDM_VIRT_RECV)
+        fill_status(status, req);
+    else
+        empty_status(status);
+    return fail(self, req->errors_return, req->status_error, call);
+}
+
 int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    tdm_virt_request *req;
+    tdm_virt_rank *self = self_or_die("MPI_Send");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
     int err = start_send("MPI_Send", buf, count, datatype, dest, tag, comm, 0, &req);
     if (err != MPI_SUCCESS)
         return err;
-    return finish_one(tdm_virt_self(), req, MPI_STATUS_IGNORE, "MPI_Send", dest, tag);
+    return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Send", dest, tag);
 }
 
 int TMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    tdm_virt_request *req;
+    tdm_virt_rank *self = self_or_die("MPI_Ssend");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
     int err = start_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, 1, &req);
     if (err != MPI_SUCCESS)
         return err;
-    return finish_one(tdm_virt_self(), req, MPI_STATUS_IGNORE, "MPI_Ssend", dest, tag);
+    return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Ssend", dest, tag);
 }
 
 int TMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    tdm_virt_request *req;
+    tdm_virt_rank *self = self_or_die("MPI_Recv");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
     int err = start_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &req);
     if (err != MPI_SUCCESS)
         return err;
-    return finish_one(tdm_virt_self(), req, status, "MPI_Recv", source, tag);
+    return finish_blocking(self, req, &own, status, "MPI_Recv", source, tag);
 }
 
 int TMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    tdm_virt_request *req;
+    tdm_virt_request *req = NULL;
     int err = start_send("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, &req);
     if (err == MPI_SUCCESS)
         *request = request_handle(req);
@@ -529,7 +550,7 @@ int TMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
-    tdm_virt_request *req;
+    tdm_virt_request *req = NULL;
     int err = start_send("MPI_Issend", buf, count, datatype, dest, tag, comm, 1, &req);
     if (err == MPI_SUCCESS)
         *request = request_handle(req);
@@ -539,7 +560,7 @@ int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int TMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-    tdm_virt_request *req;
+    tdm_virt_request *req = NULL;
     int err = start_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &req);
     if (err == MPI_SUCCESS)
         *request = request_handle(req);
@@ -550,7 +571,7 @@ int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
-    tdm_virt_request *recv, *send;
+    tdm_virt_request *recv = NULL, *send = NULL;
     int err =
         start_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, &recv);
     if (err != MPI_SUCCESS)

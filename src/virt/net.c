@@ -122,11 +122,12 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
         return MPI_ERR_COUNT; /* one message of the real MPI, counted in an int */
     outgoing *o = malloc(sizeof *o);
     char *buffer = malloc(sizeof(net_header) + bytes);
-    tdm_virt_request *send = tdm_virt_request_new(self);
+    int pooled = !*out; /* else the caller's own, on its stack */
+    tdm_virt_request *send = pooled ? tdm_virt_request_new(self) : *out;
     if (!o || !buffer || !send) {
         free(o);
         free(buffer);
-        if (send) {
+        if (send && pooled) {
             send->done = 1;
             tdm_virt_request_release(self, send);
         }
@@ -147,8 +148,10 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
     if (err != MPI_SUCCESS) {
         free(o);
         free(buffer);
-        send->done = 1;
-        tdm_virt_request_release(self, send);
+        if (pooled) {
+            send->done = 1;
+            tdm_virt_request_release(self, send);
+        }
         return err;
     }
     o->buffer = buffer;

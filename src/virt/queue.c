@@ -181,7 +181,14 @@ tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
     }
     tdm_virt_request *r = box->free_requests;
     box->free_requests = r->next;
-    /* Every field but the number, as a zeroed request has them. */
+    tdm_virt_request_init(r, self, r->index);
+    return r;
+}
+
+void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
+{
+    /* Every field, as a zeroed request has them. */
+    r->index = index;
     r->kind = 0;
     r->done = 0;
     r->freed = 0;
@@ -196,7 +203,6 @@ tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
     r->status_source = r->status_tag = r->status_error = 0;
     r->status_bytes = 0;
     r->next = NULL;
-    return r;
 }
 
 void tdm_virt_request_release(tdm_virt_rank *self, tdm_virt_request *req)
@@ -322,7 +328,8 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     int err = tdm_virt_type_bytes(type, count, &bytes, &contiguous);
     if (err != MPI_SUCCESS)
         return err;
-    tdm_virt_request *send = tdm_virt_request_new(self);
+    int pooled = !*out; /* else the caller's own (a blocking call's, on its stack) */
+    tdm_virt_request *send = pooled ? tdm_virt_request_new(self) : *out;
     if (!send)
         return MPI_ERR_NO_MEM;
     send->kind = TDM_VIRT_SEND;
@@ -348,7 +355,8 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     if (!msg) {
         unlock(&box->lock);
         send->done = 1;
-        tdm_virt_request_release(self, send);
+        if (pooled)
+            tdm_virt_request_release(self, send);
         return MPI_ERR_NO_MEM;
     }
     *msg = (tdm_virt_message){.context = context, .source = source, .tag = tag, .bytes = bytes};
@@ -365,7 +373,8 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
                 unlock(&box->lock);
                 free(msg);
                 send->done = 1;
-                tdm_virt_request_release(self, send);
+                if (pooled)
+                    tdm_virt_request_release(self, send);
                 return err;
             }
         }
@@ -416,7 +425,7 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
     int err = tdm_virt_type_bytes(type, count, &capacity, &contiguous);
     if (err != MPI_SUCCESS)
         return err;
-    tdm_virt_request *recv = tdm_virt_request_new(self);
+    tdm_virt_request *recv = *out ? *out : tdm_virt_request_new(self);
     if (!recv)
         return MPI_ERR_NO_MEM;
     recv->kind = TDM_VIRT_RECV;

@@ -52,6 +52,10 @@ void tdm_virt_queue_finish(void);
 tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self);
 void tdm_virt_request_release(tdm_virt_rank *self, tdm_virt_request *req);
 
+/* Set every field of a request as new ('index': its number, or -1 for one
+   that a blocking call keeps on its stack and never releases). */
+void tdm_virt_request_init(tdm_virt_request *req, tdm_virt_rank *self, int index);
+
 /* The request numbered 'index', or NULL. */
 tdm_virt_request *tdm_virt_request_at(int index);
 
@@ -61,8 +65,10 @@ static inline int tdm_virt_request_done(const tdm_virt_request *req)
 }
 
 /* Send to 'target' on 'context', as rank 'source' of the communicator.
-   'sync': complete only once matched (MPI_Ssend). The send's request goes
-   to *out. Returns an MPI error code; nothing is queued on error. */
+   'sync': complete only once matched (MPI_Ssend). The send's request is
+   *out when that is not NULL on entry (the caller's, initialized), else a
+   new one put in *out. Returns an MPI error code; nothing is queued on
+   error. */
 int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type,
                    tdm_virt_rank *target, int context, int source, int tag, int sync,
                    tdm_virt_request **out);
@@ -74,7 +80,8 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
 int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
                      const void *data, size_t bytes);
 
-/* Post a receive of 'self'. Returns an MPI error code. */
+/* Post a receive of 'self', its request as tdm_virt_isend's. Returns an MPI
+   error code. */
 int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
                    int source, int tag, tdm_virt_request **out);
 
