@@ -292,7 +292,11 @@ int TMPI_Is_thread_main(int *flag)
 
 int TMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    (void)comm;
+    (void)comm; /* every rank of every process stops, as most MPIs do */
+    tdm_virt_rank *self = tdm_virt_self();
+    fprintf(stderr, "tandem virt: MPI_Abort with error code %d on virtual rank %d\n", errorcode,
+            self ? self->world : -1);
+    fflush(stderr);
     return PMPI_Abort(MPI_COMM_WORLD, errorcode);
 }
 
