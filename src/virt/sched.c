@@ -27,8 +27,13 @@ struct tdm_virt_core {
     int sleeping;               /* the scheduler waits on 'wakeup' (atomic) */
     pthread_mutex_t mutex;
     pthread_cond_t wakeup;
-    int cpu; /* the CPU it is pinned to, or -1 */
+    int cpu;         /* the CPU it is pinned to, or -1 */
+    int empty_polls; /* polls of other processes in a row that found nothing */
 } __attribute__((aligned(64)));
+
+/* Empty polls of the real MPI an idle core makes (yielding the CPU in
+   between) before it sleeps 20 us between polls. */
+#define IDLE_POLLS_BEFORE_SLEEP 10000
 
 static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
@@ -220,9 +225,18 @@ static void report_deadlock(void)
    or sleep until a rank of this core is woken. */
 static void idle(tdm_virt_core *core)
 {
-    if (config.poll && config.poll())
+    if (config.poll && config.poll()) {
+        core->empty_polls = 0;
         return;
+    }
     if (!config.single_process) {
+        /* A message from another process may come at any time: poll, giving
+           the CPU to others between polls, and sleep only after a while
+           without any (an MPI rank would spin all along). */
+        if (++core->empty_polls < IDLE_POLLS_BEFORE_SLEEP) {
+            sched_yield();
+            return;
+        }
         struct timespec pause = {0, 20000};
         nanosleep(&pause, NULL);
         return;
