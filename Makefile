@@ -14,7 +14,7 @@ CMAKE_FLAGS_openmpi := -DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=mpi
 CMAKE_FLAGS_mpich := -DMPI_C_COMPILER=mpicc.mpich -DMPI_Fortran_COMPILER=mpif90.mpich \
 	-DMPIEXEC_EXECUTABLE=$$(command -v mpiexec.mpich)
 SANITIZE := address,undefined
-C_SOURCES := $(filter-out src/wrappers/gen_%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
+C_SOURCES := $(filter-out src/wrappers/gen_% include/virt/gen_%,$(shell git ls-files '*.c' '*.h' 2>/dev/null))
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
@@ -92,6 +92,7 @@ check: generated-check envdoc-check format-check lint include-check
 
 generated-check: venv
 	$(VPY) tools/gen_wrappers.py --check
+	$(VPY) tools/gen_virt_names.py --check
 
 envdoc-check: build
 	build/openmpi/tandem-envdoc | diff -u docs/ENVIRONMENT.md - \

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import __version__, hosts
+from . import __version__, hosts, virt
 from .builds import (
     TandemError,
     default_build_root,
@@ -177,9 +177,13 @@ def command_run(args: argparse.Namespace) -> int:
             "--monitor needs Tandem: the monitor is part of libtandem; drop --no-tandem"
         )
     program = strip_dashdash(args.program)
+    if not program:
+        raise TandemError("no program given: tandem run [options] PROGRAM [ARGS]")
     root = Path(args.builds)
     path = find_program(program[0])
     build = select_build(path, load_builds(root), args.mpi, root)
+    if args.virtual is not None:
+        return virt.run_virtual(args, build, path, program)
     placement = placement_of_run(args)
     nprocs = args.nprocs if args.nprocs is not None else 1
     if placement is not None:
@@ -889,7 +893,28 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument(
-        "-n", "--nprocs", type=int, help="number of ranks (default 1, or the --placement's)"
+        "-n",
+        "-nn",
+        "--nprocs",
+        type=int,
+        help="number of ranks (default 1, or the --placement's); with --virtual, of processes, "
+        "each of --cores x --virtual ranks (-nn, TinyMPI's spelling: one per host)",
+    )
+    run.add_argument(
+        "-nv",
+        "--virtual",
+        type=int,
+        metavar="V",
+        help="run a program built with `tandem cc` with V virtual ranks per core, user-level "
+        "threads of one process (docs/VIRTUAL.md)",
+    )
+    run.add_argument(
+        "-nc",
+        "--cores",
+        type=int,
+        default=1,
+        metavar="C",
+        help="with --virtual: the cores (pinned kernel threads) of the process (default 1)",
     )
     add_rank_options(run, "and report on it ")
     run.add_argument(
@@ -937,6 +962,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     run.set_defaults(func=command_run)
+
+    cc = sub.add_parser(
+        "cc",
+        help="compile a plain MPI C program against the virtual-rank runtime",
+        description="Compile and link a plain MPI C program (its main and MPI_* calls "
+        "unchanged) with the virtual-rank runtime: Tandem's mpi.h first on the include path, "
+        "libtandem-virt and its main. Warns of written global and static variables, which "
+        "the virtual ranks of a process share. Every other word goes to the MPI's compiler.",
+        epilog="example: tandem cc --mpi mpich app.c -O2 -o app && tandem run --virtual 4 ./app",
+    )
+    cc.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
+    )
+    cc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    cc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
+    cc.set_defaults(func=virt.command_cc)
 
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     add_rank_options(exe, "")

@@ -197,3 +197,19 @@ TDM_CONFIG(COLL_TUNING, "TANDEM_COLL_TUNING", STRING, "", 0, 0, NULL,
            "The slots (shared) for 4 KiB bcasts and allreduces on 2 MPICH ranks: 5.9 against 8.4 "
            "us and 4.6 against 9.1, where at 64 KiB the built-in messages win, 6.0 against 22.4 "
            "(\"Shared memory or messages\"): a line 'bcast shared bytes=2k-8k ranks=2'.")
+TDM_CONFIG(VIRT_RANKS, "TANDEM_VIRT_RANKS", INT, "1", 1, 4096, NULL,
+           "Virtual ranks per core of a program built with `tandem cc` (libtandem-virt): each "
+           "core the process is given runs this many ranks as user-level threads "
+           "(docs/VIRTUAL.md); `tandem run --virtual V` sets it. libtandem.so ignores it.",
+           "Use: more ranks than cores, each a user-level thread whose blocking calls switch to "
+           "another rank of its core (docs/VIRTUAL.md).")
+TDM_CONFIG(VIRT_CORES, "TANDEM_VIRT_CORES", INT, "1", 1, 1024, NULL,
+           "Kernel threads of each process of a program built with `tandem cc`, one per core, "
+           "each pinned to the next CPU the process may run on; `tandem run --cores C` sets it.",
+           "Use: spread one process's virtual ranks over C cores (H x C x V ranks in all).")
+TDM_CONFIG(VIRT_STACK, "TANDEM_VIRT_STACK", SIZE, "1m", 16384, 1LL << 30, NULL,
+           "The stack of each virtual rank, below which lies a guard page: a rank that "
+           "overflows it is stopped with a message naming the rank and this variable. An "
+           "invalid value stops the program before any rank starts.",
+           "Use: ranks with deep recursion or large local arrays (a bigger stack), or many "
+           "ranks per process (a smaller one).")

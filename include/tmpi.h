@@ -1,0 +1,93 @@
+/*
+ * Tandem's virtual ranks: MPI ranks that are user-level threads, several per
+ * core, in one process per host (docs/VIRTUAL.md). A program built with
+ * `tandem cc` keeps its MPI_* calls; include/virt/mpi.h maps each one it
+ * supports to the TMPI_* function of the same signature below, and its main
+ * to the entry each rank runs.
+ */
+#ifndef TMPI_H
+#define TMPI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TMPI_EXPORT __attribute__((visibility("default")))
+#else
+#define TMPI_EXPORT
+#endif
+
+/* Start the runtime: MPI_Init of the real MPI, the cores and ranks, each
+   rank running main_of_rank(argc, argv); returns the process's exit code.
+   The program's main (renamed by include/virt/mpi.h) is main_of_rank. */
+TMPI_EXPORT int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **));
+
+TMPI_EXPORT int TMPI_Init(int *argc, char ***argv);
+TMPI_EXPORT int TMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+TMPI_EXPORT int TMPI_Initialized(int *flag);
+TMPI_EXPORT int TMPI_Finalize(void);
+TMPI_EXPORT int TMPI_Finalized(int *flag);
+TMPI_EXPORT int TMPI_Query_thread(int *provided);
+TMPI_EXPORT int TMPI_Is_thread_main(int *flag);
+TMPI_EXPORT int TMPI_Abort(MPI_Comm comm, int errorcode);
+TMPI_EXPORT double TMPI_Wtime(void);
+TMPI_EXPORT double TMPI_Wtick(void);
+
+TMPI_EXPORT int TMPI_Comm_rank(MPI_Comm comm, int *rank);
+TMPI_EXPORT int TMPI_Comm_size(MPI_Comm comm, int *size);
+TMPI_EXPORT int TMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
+TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+
+TMPI_EXPORT int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                          MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm);
+TMPI_EXPORT int TMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Status *status);
+TMPI_EXPORT int TMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                           MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                              int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+TMPI_EXPORT int TMPI_Wait(MPI_Request *request, MPI_Status *status);
+TMPI_EXPORT int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses);
+TMPI_EXPORT int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status);
+TMPI_EXPORT int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+TMPI_EXPORT int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses);
+TMPI_EXPORT int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag,
+                             MPI_Status *status);
+TMPI_EXPORT int TMPI_Request_free(MPI_Request *request);
+TMPI_EXPORT int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+TMPI_EXPORT int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+
+TMPI_EXPORT int TMPI_Barrier(MPI_Comm comm);
+TMPI_EXPORT int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm);
+TMPI_EXPORT int TMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm);
+TMPI_EXPORT int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

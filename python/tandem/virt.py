@@ -1,0 +1,198 @@
+"""Virtual ranks (docs/VIRTUAL.md): `tandem cc` builds a plain MPI C program
+against libtandem-virt, and `tandem run --virtual V` starts it with V ranks
+per core as user-level threads."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .builds import (
+    FAMILY_OF_OPTION,
+    Build,
+    TandemError,
+    load_builds,
+    repository_root,
+)
+from .launch import launch_command, launcher_environment
+
+COMPILER = {"Open MPI": "mpicc.openmpi", "MPICH": "mpicc.mpich"}
+SOURCE = re.compile(r".*\.(c|i)$")
+# nm's letters of writable data: initialised (D, d) and zeroed (B, b).
+WRITABLE = re.compile(r"^\S*\s+([DdBb])\s+(\S+)$")
+VIRT_LIBRARY = "libtandem-virt.so"
+
+
+def virt_build(builds: list[Build], mpi: str | None) -> Build:
+    """The build of the MPI named by 'mpi' (default: the first) that holds
+    the virtual-rank runtime."""
+    wanted = FAMILY_OF_OPTION.get(mpi) if mpi else None
+    for build in builds:
+        if build.sanitize or (wanted and build.family != wanted):
+            continue
+        if (build.directory / VIRT_LIBRARY).exists():
+            return build
+    raise TandemError(
+        f"no build {'for ' + mpi + ' ' if mpi else ''}holds {VIRT_LIBRARY}: run `make build`"
+    )
+
+
+def compiler_of(build: Build) -> str:
+    name = COMPILER.get(build.family, "mpicc")
+    if shutil.which(name) is None:
+        raise TandemError(f"{name}, the compiler of {build.family}, is not installed")
+    return name
+
+
+def written_globals(objects: list[Path]) -> dict[Path, list[str]]:
+    """The writable global and static variables each object file defines,
+    by nm: what the virtual ranks of one process share."""
+    found: dict[Path, list[str]] = {}
+    for obj in objects:
+        result = subprocess.run(
+            ["nm", "--defined-only", str(obj)], capture_output=True, text=True, check=False
+        )
+        names = [
+            readable(m.group(2))
+            for line in result.stdout.splitlines()
+            if (m := WRITABLE.match(line))
+        ]
+        if names:
+            found[obj] = sorted(set(names))
+    return found
+
+
+def readable(symbol: str) -> str:
+    """A variable as the program names it: GCC calls a function's static
+    variable x x.0."""
+    local = re.match(r"^(\w+)\.\d+$", symbol)
+    return f"{local.group(1)} (static, in a function)" if local else symbol
+
+
+def warn_globals(found: dict[Path, list[str]], names: dict[Path, str]) -> None:
+    for obj, variables in found.items():
+        print(
+            f"tandem cc: warning: {names.get(obj, obj.name)}: written global or static "
+            f"variables, shared by all the virtual ranks of a process: {', '.join(variables)}",
+            file=sys.stderr,
+        )
+
+
+def split_arguments(words: list[str]) -> tuple[list[str], list[str], list[str], str | None, bool]:
+    """Sources, objects and libraries given as files, other flags, the -o
+    output, and whether -c was given."""
+    sources, inputs, flags = [], [], []
+    output = None
+    compile_only = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-o" and i + 1 < len(words):
+            output = words[i + 1]
+            i += 2
+            continue
+        if word == "-c":
+            compile_only = True
+        elif SOURCE.match(word) and not word.startswith("-"):
+            sources.append(word)
+        elif re.match(r".*\.(o|a|so)$", word) and not word.startswith("-"):
+            inputs.append(word)
+        else:
+            flags.append(word)
+        i += 1
+    return sources, inputs, flags, output, compile_only
+
+
+def command_cc(args: argparse.Namespace) -> int:
+    words = list(args.arguments)
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise TandemError("tandem cc: no source file given (tandem cc [--mpi M] app.c -o app)")
+    build = virt_build(load_builds(Path(args.builds)), args.mpi)
+    compiler = compiler_of(build)
+    include = repository_root() / "include"
+    compile_flags = [f"-I{include / 'virt'}", f"-I{include}"]
+    link_flags = [
+        str(build.directory / "libtandem-virt-main.a"),
+        f"-L{build.directory}",
+        f"-Wl,-rpath,{build.directory}",
+        "-ltandem-virt",
+    ]
+    sources, inputs, flags, output, compile_only = split_arguments(words)
+    if not sources and not inputs:
+        raise TandemError("tandem cc: no source or object file given")
+
+    def run(command: list[str]) -> int:
+        if args.verbose:
+            print(" ".join(command), file=sys.stderr)
+        return subprocess.run(command, check=False).returncode
+
+    with tempfile.TemporaryDirectory(prefix="tandem-cc-") as tmp:
+        objects: list[Path] = []
+        names: dict[Path, str] = {}
+        for n, source in enumerate(sources):
+            if compile_only:
+                obj = Path(output if output and len(sources) == 1 else Path(source).stem + ".o")
+            else:
+                obj = Path(tmp) / f"{n}-{Path(source).stem}.o"
+            code = run([compiler, *compile_flags, *flags, "-c", source, "-o", str(obj)])
+            if code != 0:
+                return code
+            objects.append(obj)
+            names[obj] = source
+        for given in inputs:
+            if given.endswith(".o"):
+                objects.append(Path(given))
+                names[Path(given)] = given
+        warn_globals(written_globals(objects), names)
+        if compile_only:
+            return 0
+        out = ["-o", output] if output else []
+        objs = [str(o) for o in objects if str(o) not in inputs]
+        return run([compiler, *objs, *inputs, *flags, *link_flags, *out])
+
+
+def uses_virtual_runtime(program: Path) -> bool:
+    result = subprocess.run(["ldd", str(program)], capture_output=True, text=True, check=False)
+    return VIRT_LIBRARY in result.stdout
+
+
+def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: list[str]) -> int:
+    """tandem run [-n H] --virtual V [--cores C]: H processes of C x V ranks."""
+    if args.virtual < 1:
+        raise TandemError(f"--virtual {args.virtual}: expected at least 1 rank per core")
+    if args.cores < 1:
+        raise TandemError(f"--cores {args.cores}: expected at least 1 core")
+    hosts = args.nprocs if args.nprocs is not None else 1
+    if hosts < 1:
+        raise TandemError(f"-n {hosts}: the number of processes must be at least 1")
+    for option in ("placement", "hosts", "monitor"):
+        if getattr(args, option, None) is not None:
+            raise TandemError(f"--{option} with --virtual: not supported yet (docs/VIRTUAL.md)")
+    if args.ghosts:
+        raise TandemError("--ghosts with --virtual: not supported yet (docs/VIRTUAL.md)")
+    if not uses_virtual_runtime(path):
+        raise TandemError(
+            f"{path} is not built with `tandem cc` (ldd shows no {VIRT_LIBRARY}); "
+            "--virtual needs a program built with it"
+        )
+    env = dict(item.split("=", 1) for item in args.env)
+    env["TANDEM_VIRT_RANKS"] = str(args.virtual)
+    env["TANDEM_VIRT_CORES"] = str(args.cores)
+    command = launch_command(build, hosts, [str(path), *program[1:]], False, env, args.launcher_arg)
+    if not args.quiet:
+        print(
+            f"tandem: {hosts * args.cores * args.virtual} virtual ranks: {hosts} process(es) x "
+            f"{args.cores} core(s) x {args.virtual} rank(s)",
+            file=sys.stderr,
+        )
+    if args.dry_run:
+        print(" ".join(command))
+        return 0
+    return subprocess.run(command, env=launcher_environment(build), check=False).returncode

@@ -1,0 +1,889 @@
+/*
+ * The TMPI_* entry points: handles of the application's types (MPI_Comm,
+ * MPI_Request) to the runtime's objects, argument checks, and errors, which
+ * abort unless the communicator has MPI_ERRORS_RETURN. Every function runs
+ * on a virtual rank (user-level thread); called from any other thread it
+ * stops with a message.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpi.h"
+#include "virt/coll.h"
+#include "virt/comm.h"
+#include "virt/net.h"
+#include "virt/queue.h"
+#include "virt/sched.h"
+
+/* Handles of communicators beyond the world and self, and of requests: a
+   base plus a number, which MPI_Comm and MPI_Request hold whether they are
+   pointers (Open MPI) or integers (MPICH). The real MPI never sees them. */
+#define COMM_BASE ((uintptr_t)0x5a000000u)
+#define REQUEST_BASE ((uintptr_t)0x6b000000u)
+#define HANDLE_SPAN ((uintptr_t)0x01000000u)
+
+typedef struct {
+    int initialized, finalized;
+    int thread_level;
+} rank_state;
+
+static rank_state *states;
+
+static tdm_virt_rank *self_or_die(const char *call)
+{
+    tdm_virt_rank *self = tdm_virt_self();
+    if (!self) {
+        fprintf(stderr,
+                "tandem virt: %s was called outside a virtual rank (from a thread the "
+                "program started?); only a rank's own thread may call MPI\n",
+                call);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return self;
+}
+
+/* An error of 'call': returned where the communicator asks for it,
+   otherwise reported and the job stopped, as MPI_ERRORS_ARE_FATAL does. */
+static int fail(tdm_virt_rank *self, int errors_return, int err, const char *call)
+{
+    if (err == MPI_SUCCESS || errors_return)
+        return err;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    PMPI_Error_string(err, text, &len);
+    fprintf(stderr, "tandem virt: %s on virtual rank %d failed: %s\n", call, self->world, text);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, err);
+    return err;
+}
+
+static tdm_virt_comm *comm_of(tdm_virt_rank *self, MPI_Comm handle, int *slot)
+{
+    int s;
+    if (handle == MPI_COMM_WORLD)
+        s = TDM_VIRT_COMM_WORLD;
+    else if (handle == MPI_COMM_SELF)
+        s = TDM_VIRT_COMM_SELF;
+    else if ((uintptr_t)handle >= COMM_BASE && (uintptr_t)handle < COMM_BASE + HANDLE_SPAN)
+        s = (int)((uintptr_t)handle - COMM_BASE);
+    else
+        return NULL;
+    if (slot)
+        *slot = s;
+    return tdm_virt_comm_get(self->local, s);
+}
+
+static MPI_Comm comm_handle(int slot)
+{
+    if (slot == TDM_VIRT_COMM_WORLD)
+        return MPI_COMM_WORLD;
+    if (slot == TDM_VIRT_COMM_SELF)
+        return MPI_COMM_SELF;
+    return (MPI_Comm)(COMM_BASE + (uintptr_t)slot);
+}
+
+static tdm_virt_request *request_of(MPI_Request handle)
+{
+    if ((uintptr_t)handle < REQUEST_BASE || (uintptr_t)handle >= REQUEST_BASE + HANDLE_SPAN)
+        return NULL;
+    return tdm_virt_request_at((int)((uintptr_t)handle - REQUEST_BASE));
+}
+
+static MPI_Request request_handle(const tdm_virt_request *req)
+{
+    return (MPI_Request)(REQUEST_BASE + (uintptr_t)req->index);
+}
+
+static void fill_status(MPI_Status *status, const tdm_virt_request *req)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = req->status_source;
+    status->MPI_TAG = req->status_tag;
+    status->MPI_ERROR = req->status_error;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)req->status_bytes);
+    PMPI_Status_set_cancelled(status, 0);
+}
+
+static void empty_status(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+}
+
+/* A request already complete, for MPI_PROC_NULL. */
+static tdm_virt_request *null_peer_request(tdm_virt_rank *self, int kind)
+{
+    tdm_virt_request *req = tdm_virt_request_new(self);
+    if (!req)
+        return NULL;
+    req->kind = kind;
+    req->status_source = MPI_PROC_NULL;
+    req->status_tag = MPI_ANY_TAG;
+    req->done = 1;
+    return req;
+}
+
+/* ------------------------------------------------------------ start, end */
+
+static int (*program_main)(int, char **);
+static int program_argc;
+static char **program_argv;
+
+static int rank_main(tdm_virt_rank *rank)
+{
+    /* Each rank has its own argv array (getopt reorders it), not its own
+       strings. */
+    char **argv = calloc((size_t)program_argc + 1, sizeof *argv);
+    if (!argv)
+        return 1;
+    memcpy(argv, program_argv, sizeof *argv * (size_t)program_argc);
+    int code = program_main(program_argc, argv);
+    free(argv);
+    (void)rank;
+    return code;
+}
+
+static void abort_job(int code)
+{
+    PMPI_Abort(MPI_COMM_WORLD, code);
+}
+
+typedef struct {
+    int fatal;
+} config_warnings;
+
+static void on_config_warning(void *context, const char *message)
+{
+    config_warnings *w = context;
+    if (strncmp(message, "TANDEM_VIRT_", 12) == 0) {
+        /* The runtime's own settings are not replaced by a default. */
+        const char *cut = strstr(message, "; using the default");
+        int n = cut ? (int)(cut - message) : (int)strlen(message);
+        fprintf(stderr, "tandem virt: error: %.*s\n", n, message);
+        w->fatal = 1;
+    } else if (strstr(message, "TANDEM_VIRT_")) {
+        fprintf(stderr, "tandem virt: error: %s\n", message);
+        w->fatal = 1;
+    }
+}
+
+#include "core/config.h"
+
+int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
+{
+    int provided;
+    PMPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    config_warnings warnings = {0};
+    tdm_config_load(on_config_warning, &warnings);
+    if (warnings.fatal) {
+        PMPI_Finalize();
+        return 1;
+    }
+    int hosts, host;
+    PMPI_Comm_size(MPI_COMM_WORLD, &hosts);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &host);
+    int cores = (int)TDM_CONFIG_NUMBER(VIRT_CORES);
+    int per_core = (int)TDM_CONFIG_NUMBER(VIRT_RANKS);
+    if (cores > 1 && provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr,
+                "tandem virt: error: TANDEM_VIRT_CORES=%d needs MPI_THREAD_MULTIPLE from the MPI "
+                "library, which gives only level %d\n",
+                cores, provided);
+        PMPI_Finalize();
+        return 1;
+    }
+    int count = cores * per_core;
+    program_main = main_of_rank;
+    program_argc = argc;
+    program_argv = argv;
+    states = calloc((size_t)count, sizeof *states);
+    tdm_virt_sched_config config = {
+        .cores = cores,
+        .ranks_per_core = per_core,
+        .stack_size = (size_t)TDM_CONFIG_NUMBER(VIRT_STACK),
+        .world_offset = host * count,
+        .world_size = hosts * count,
+        .single_process = hosts == 1,
+        .main = rank_main,
+        .poll = hosts > 1 ? tdm_virt_net_poll : NULL,
+        .abort = abort_job,
+    };
+    if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
+        tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
+        tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
+        tdm_virt_sched_init(&config) != 0) {
+        fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int code = tdm_virt_sched_run();
+    tdm_virt_net_finish();
+    tdm_virt_sched_finish();
+    tdm_virt_comm_finish();
+    tdm_virt_queue_finish();
+    free(states);
+    states = NULL;
+    PMPI_Finalize();
+    return code;
+}
+
+int TMPI_Init(int *argc, char ***argv)
+{
+    int provided;
+    return TMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int TMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    tdm_virt_rank *self = self_or_die("MPI_Init");
+    rank_state *st = &states[self->local];
+    if (st->initialized)
+        return fail(self, 0, MPI_ERR_OTHER, "MPI_Init (called twice)");
+    st->initialized = 1;
+    /* A rank is one user-level thread: threads it starts cannot call MPI. */
+    st->thread_level = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    *provided = st->thread_level;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Initialized(int *flag)
+{
+    tdm_virt_rank *self = tdm_virt_self();
+    *flag = self && states[self->local].initialized;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Finalize(void)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Finalize");
+    states[self->local].finalized = 1;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Finalized(int *flag)
+{
+    tdm_virt_rank *self = tdm_virt_self();
+    *flag = self && states[self->local].finalized;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Query_thread(int *provided)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Query_thread");
+    *provided = states[self->local].thread_level;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Is_thread_main(int *flag)
+{
+    *flag = tdm_virt_self() != NULL;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm; /* every rank of every process stops, as most MPIs do */
+    tdm_virt_rank *self = tdm_virt_self();
+    fprintf(stderr, "tandem virt: MPI_Abort with error code %d on virtual rank %d\n", errorcode,
+            self ? self->world : -1);
+    fflush(stderr);
+    return PMPI_Abort(MPI_COMM_WORLD, errorcode);
+}
+
+double TMPI_Wtime(void)
+{
+    return PMPI_Wtime();
+}
+
+double TMPI_Wtick(void)
+{
+    return PMPI_Wtick();
+}
+
+/* ------------------------------------------------------- communicators */
+
+#define GET_COMM(call, handle)                           \
+    tdm_virt_rank *self = self_or_die(call);             \
+    int slot_;                                           \
+    tdm_virt_comm *comm = comm_of(self, handle, &slot_); \
+    (void)slot_;                                         \
+    if (!comm)                                           \
+        return fail(self, 0, MPI_ERR_COMM, call);
+
+int TMPI_Comm_rank(MPI_Comm handle, int *rank)
+{
+    GET_COMM("MPI_Comm_rank", handle);
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_size(MPI_Comm handle, int *size)
+{
+    GET_COMM("MPI_Comm_size", handle);
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_set_errhandler(MPI_Comm handle, MPI_Errhandler errhandler)
+{
+    GET_COMM("MPI_Comm_set_errhandler", handle);
+    if (errhandler == MPI_ERRORS_RETURN)
+        comm->errors_return = 1;
+    else if (errhandler == MPI_ERRORS_ARE_FATAL)
+        comm->errors_return = 0;
+    else
+        return fail(self, comm->errors_return, MPI_ERR_ARG,
+                    "MPI_Comm_set_errhandler (only MPI_ERRORS_RETURN and MPI_ERRORS_ARE_FATAL "
+                    "are supported)");
+    return MPI_SUCCESS;
+}
+
+static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_Comm *newcomm,
+                 const char *call)
+{
+    tdm_virt_comm *parent = tdm_virt_comm_get(self->local, parent_slot);
+    int n = parent->size, me = parent->rank, errors_return = parent->errors_return;
+    int mine[2] = {color, key};
+    int *all = malloc(sizeof *all * 2 * (size_t)n);
+    if (!all)
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT);
+    /* Rank 0 takes n contexts that no process uses; each color takes the
+       one of its first member. */
+    int contexts[2] = {0, 0};
+    if (me == 0)
+        tdm_virt_comm_new_contexts(n, &contexts[0], &contexts[1]);
+    if (err == MPI_SUCCESS)
+        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0);
+    if (err != MPI_SUCCESS) {
+        free(all);
+        return fail(self, errors_return, err, call);
+    }
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    /* The members of this color ordered by key, then by rank in the parent. */
+    int *order = malloc(sizeof *order * (size_t)n);
+    int size = 0, first = -1;
+    for (int r = 0; order && r < n; r++) {
+        if (all[2 * r] != color)
+            continue;
+        if (first < 0)
+            first = r;
+        int at = size++;
+        while (at > 0 && all[2 * order[at - 1] + 1] > all[2 * r + 1]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = r;
+    }
+    int *members = order ? malloc(sizeof *members * (size_t)size) : NULL;
+    int rank = 0;
+    for (int i = 0; members && i < size; i++) {
+        members[i] = tdm_virt_comm_world_rank(parent, order[i]);
+        if (order[i] == me)
+            rank = i;
+    }
+    free(order);
+    free(all);
+    if (!members)
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    int slot =
+        tdm_virt_comm_add(self->local, contexts[0] + first * contexts[1], size, rank, members);
+    if (slot < 0) {
+        free(members);
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    }
+    tdm_virt_comm_get(self->local, slot)->errors_return = errors_return;
+    *newcomm = comm_handle(slot);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
+{
+    GET_COMM("MPI_Comm_dup", handle);
+    return split(self, slot_, 0, comm->rank, newcomm, "MPI_Comm_dup");
+}
+
+int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
+{
+    GET_COMM("MPI_Comm_split", handle);
+    if (color < 0 && color != MPI_UNDEFINED)
+        return fail(self, comm->errors_return, MPI_ERR_ARG, "MPI_Comm_split (negative color)");
+    return split(self, slot_, color, key, newcomm, "MPI_Comm_split");
+}
+
+int TMPI_Comm_free(MPI_Comm *handle)
+{
+    GET_COMM("MPI_Comm_free", *handle);
+    if (slot_ <= TDM_VIRT_COMM_SELF)
+        return fail(self, comm->errors_return, MPI_ERR_COMM,
+                    "MPI_Comm_free (of MPI_COMM_WORLD or MPI_COMM_SELF)");
+    tdm_virt_comm_remove(self->local, slot_);
+    *handle = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------- point to point */
+
+static int start_send(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                      int tag, MPI_Comm handle, int sync, tdm_virt_request **out)
+{
+    GET_COMM(call, handle);
+    if (dest == MPI_PROC_NULL) {
+        *out = null_peer_request(self, TDM_VIRT_SEND);
+        return *out ? MPI_SUCCESS : fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    }
+    if (dest < 0 || dest >= comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0)
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    int err = tdm_virt_send(self, buf, count, type, tdm_virt_comm_world_rank(comm, dest),
+                            comm->context, comm->rank, tag, sync, out);
+    if (err == MPI_SUCCESS) {
+        (*out)->errors_return = comm->errors_return;
+        (*out)->source = dest; /* for the deadlock report */
+        (*out)->tag = tag;
+    }
+    return fail(self, comm->errors_return, err, call);
+}
+
+static int start_recv(const char *call, void *buf, int count, MPI_Datatype type, int source,
+                      int tag, MPI_Comm handle, tdm_virt_request **out)
+{
+    GET_COMM(call, handle);
+    if (source == MPI_PROC_NULL) {
+        *out = null_peer_request(self, TDM_VIRT_RECV);
+        return *out ? MPI_SUCCESS : fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    }
+    if (source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size))
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0 && tag != MPI_ANY_TAG)
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    int err = tdm_virt_irecv(self, buf, count, type, comm->context, source, tag, out);
+    if (err == MPI_SUCCESS)
+        (*out)->errors_return = comm->errors_return;
+    return fail(self, comm->errors_return, err, call);
+}
+
+/* Wait for req, fill the status, release it; the receive's error. */
+static int finish_one(tdm_virt_rank *self, tdm_virt_request *req, MPI_Status *status,
+                      const char *call, int peer, int tag)
+{
+    tdm_virt_request_wait(self, req, call, peer, tag);
+    int err = req->status_error, errors_return = req->errors_return;
+    if (req->kind == TDM_VIRT_RECV)
+        fill_status(status, req);
+    else
+        empty_status(status);
+    tdm_virt_request_release(self, req);
+    return fail(self, errors_return, err, call);
+}
+
+/* Wait for a blocking call's request: its own, on its stack (never
+   released), or a pooled one (MPI_PROC_NULL's). */
+static int finish_blocking(tdm_virt_rank *self, tdm_virt_request *req, tdm_virt_request *own,
+                           MPI_Status *status, const char *call, int peer, int tag)
+{
+    if (req != own)
+        return finish_one(self, req, status, call, peer, tag);
+    tdm_virt_request_wait(self, req, call, peer, tag);
+    if (req->kind == TDM_VIRT_RECV)
+        fill_status(status, req);
+    else
+        empty_status(status);
+    return fail(self, req->errors_return, req->status_error, call);
+}
+
+int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Send");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
+    int err = start_send("MPI_Send", buf, count, datatype, dest, tag, comm, 0, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Send", dest, tag);
+}
+
+int TMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Ssend");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
+    int err = start_send("MPI_Ssend", buf, count, datatype, dest, tag, comm, 1, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Ssend", dest, tag);
+}
+
+int TMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Recv");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
+    int err = start_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    return finish_blocking(self, req, &own, status, "MPI_Recv", source, tag);
+}
+
+int TMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    tdm_virt_request *req = NULL;
+    int err = start_send("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, &req);
+    if (err == MPI_SUCCESS)
+        *request = request_handle(req);
+    return err;
+}
+
+int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    tdm_virt_request *req = NULL;
+    int err = start_send("MPI_Issend", buf, count, datatype, dest, tag, comm, 1, &req);
+    if (err == MPI_SUCCESS)
+        *request = request_handle(req);
+    return err;
+}
+
+int TMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    tdm_virt_request *req = NULL;
+    int err = start_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &req);
+    if (err == MPI_SUCCESS)
+        *request = request_handle(req);
+    return err;
+}
+
+int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    tdm_virt_request *recv = NULL, *send = NULL;
+    int err =
+        start_recv("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, &recv);
+    if (err != MPI_SUCCESS)
+        return err;
+    err = start_send("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, &send);
+    tdm_virt_rank *self = tdm_virt_self();
+    if (err != MPI_SUCCESS) {
+        /* The receive stays posted: MPI leaves this case undefined. */
+        return err;
+    }
+    finish_one(self, send, MPI_STATUS_IGNORE, "MPI_Sendrecv", dest, sendtag);
+    return finish_one(self, recv, status, "MPI_Sendrecv", source, recvtag);
+}
+
+static int bad_request(const char *call)
+{
+    return fail(self_or_die(call), 0, MPI_ERR_REQUEST, call);
+}
+
+int TMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (*request == MPI_REQUEST_NULL) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_request *req = request_of(*request);
+    if (!req)
+        return bad_request("MPI_Wait");
+    *request = MPI_REQUEST_NULL;
+    return finish_one(self_or_die("MPI_Wait"), req, status,
+                      req->kind == TDM_VIRT_RECV ? "MPI_Wait (a receive)" : "MPI_Wait (a send)",
+                      req->source, req->tag);
+}
+
+int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Test");
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_request *req = request_of(*request);
+    if (!req)
+        return bad_request("MPI_Test");
+    if (!tdm_virt_request_done(req)) {
+        /* Let the other ranks of this core run: a loop of MPI_Test would
+           otherwise hold the core while the message it tests for cannot be
+           sent. */
+        tdm_virt_yield(self);
+        if (!tdm_virt_request_done(req)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    *request = MPI_REQUEST_NULL;
+    return finish_one(self, req, status, "MPI_Test", TDM_VIRT_NONE, TDM_VIRT_NONE);
+}
+
+int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Waitall");
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL && !request_of(requests[i]))
+            return bad_request("MPI_Waitall");
+    int any_error = 0, errors_return = 1;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (requests[i] == MPI_REQUEST_NULL) {
+            empty_status(st);
+            continue;
+        }
+        tdm_virt_request *req = request_of(requests[i]);
+        requests[i] = MPI_REQUEST_NULL;
+        tdm_virt_request_wait(self, req,
+                              req->kind == TDM_VIRT_RECV ? "MPI_Waitall (a receive)"
+                                                         : "MPI_Waitall (a send)",
+                              req->source, req->tag);
+        if (req->kind == TDM_VIRT_RECV)
+            fill_status(st, req);
+        else
+            empty_status(st);
+        if (req->status_error != MPI_SUCCESS) {
+            any_error = 1;
+            errors_return &= req->errors_return;
+        }
+        tdm_virt_request_release(self, req);
+    }
+    return any_error ? fail(self, errors_return, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
+}
+
+int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Testall");
+    for (int pass = 0; pass < 2; pass++) {
+        int all = 1;
+        for (int i = 0; i < count; i++) {
+            if (requests[i] == MPI_REQUEST_NULL)
+                continue;
+            tdm_virt_request *req = request_of(requests[i]);
+            if (!req)
+                return bad_request("MPI_Testall");
+            all &= tdm_virt_request_done(req);
+        }
+        if (all) {
+            *flag = 1;
+            return TMPI_Waitall(count, requests, statuses);
+        }
+        if (pass == 0)
+            tdm_virt_yield(self);
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+/* The index of a complete request among requests, -1 if none, or -2 if
+   every one is MPI_REQUEST_NULL. */
+static int first_done(int count, MPI_Request *requests, int *bad)
+{
+    int active = 0;
+    *bad = 0;
+    for (int i = 0; i < count; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        tdm_virt_request *req = request_of(requests[i]);
+        if (!req) {
+            *bad = 1;
+            return -1;
+        }
+        active = 1;
+        if (tdm_virt_request_done(req))
+            return i;
+    }
+    return active ? -1 : -2;
+}
+
+static int complete_at(tdm_virt_rank *self, MPI_Request *requests, int i, int *index,
+                       MPI_Status *status, const char *call)
+{
+    if (i == -2) {
+        *index = MPI_UNDEFINED;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_request *req = request_of(requests[i]);
+    requests[i] = MPI_REQUEST_NULL;
+    *index = i;
+    return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
+}
+
+int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Waitany");
+    int bad, i;
+    while ((i = first_done(count, requests, &bad)) == -1) {
+        if (bad)
+            return bad_request("MPI_Waitany");
+        tdm_virt_wait_prepare(self, "MPI_Waitany", TDM_VIRT_NONE, TDM_VIRT_NONE);
+        if ((i = first_done(count, requests, &bad)) != -1) {
+            tdm_virt_wait_cancel(self);
+            break;
+        }
+        tdm_virt_wait_commit(self);
+    }
+    return complete_at(self, requests, i, index, status, "MPI_Waitany");
+}
+
+int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Testany");
+    int bad;
+    int i = first_done(count, requests, &bad);
+    if (i == -1 && !bad) {
+        tdm_virt_yield(self);
+        i = first_done(count, requests, &bad);
+    }
+    if (bad)
+        return bad_request("MPI_Testany");
+    if (i == -1) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    return complete_at(self, requests, i, index, status, "MPI_Testany");
+}
+
+int TMPI_Request_free(MPI_Request *request)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Request_free");
+    tdm_virt_request *req = request_of(*request);
+    if (!req)
+        return bad_request("MPI_Request_free");
+    *request = MPI_REQUEST_NULL;
+    tdm_virt_request_release(self, req);
+    return MPI_SUCCESS;
+}
+
+static int probe(const char *call, int source, int tag, MPI_Comm handle, int block, int *flag,
+                 MPI_Status *status)
+{
+    GET_COMM(call, handle);
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE) {
+            empty_status(status);
+            status->MPI_SOURCE = MPI_PROC_NULL;
+        }
+        return MPI_SUCCESS;
+    }
+    if (source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size))
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    int found, from, with_tag;
+    size_t bytes;
+    int err =
+        tdm_virt_probe(self, comm->context, source, tag, block, &found, &from, &with_tag, &bytes);
+    if (err != MPI_SUCCESS)
+        return fail(self, comm->errors_return, err, call);
+    if (!found && !block) {
+        tdm_virt_yield(self);
+        err = tdm_virt_probe(self, comm->context, source, tag, 0, &found, &from, &with_tag, &bytes);
+    }
+    *flag = found;
+    if (found && status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE = from;
+        status->MPI_TAG = with_tag;
+        status->MPI_ERROR = MPI_SUCCESS;
+        PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)bytes);
+        PMPI_Status_set_cancelled(status, 0);
+    }
+    return fail(self, comm->errors_return, err, call);
+}
+
+int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int flag;
+    return probe("MPI_Probe", source, tag, comm, 1, &flag, status);
+}
+
+int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
+}
+
+/* ------------------------------------------------------- collectives */
+
+int TMPI_Barrier(MPI_Comm handle)
+{
+    GET_COMM("MPI_Barrier", handle);
+    return fail(self, comm->errors_return, tdm_virt_barrier(self, comm), "MPI_Barrier");
+}
+
+int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle)
+{
+    GET_COMM("MPI_Bcast", handle);
+    return fail(self, comm->errors_return,
+                tdm_virt_bcast(self, comm, buffer, count, datatype, root), "MPI_Bcast");
+}
+
+int TMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm handle)
+{
+    GET_COMM("MPI_Reduce", handle);
+    int err = tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, datatype, op, root);
+    return fail(self, comm->errors_return, err, "MPI_Reduce");
+}
+
+int TMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm handle)
+{
+    GET_COMM("MPI_Allreduce", handle);
+    int err = tdm_virt_allreduce(self, comm, sendbuf, recvbuf, count, datatype, op);
+    return fail(self, comm->errors_return, err, "MPI_Allreduce");
+}
+
+int TMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+{
+    GET_COMM("MPI_Gather", handle);
+    int err = tdm_virt_gather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, root);
+    return fail(self, comm->errors_return, err, "MPI_Gather");
+}
+
+int TMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+{
+    GET_COMM("MPI_Scatter", handle);
+    int err = tdm_virt_scatter(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root);
+    return fail(self, comm->errors_return, err, "MPI_Scatter");
+}
+
+int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+{
+    GET_COMM("MPI_Allgather", handle);
+    int err =
+        tdm_virt_allgather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return fail(self, comm->errors_return, err, "MPI_Allgather");
+}
+
+int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+{
+    GET_COMM("MPI_Alltoall", handle);
+    int err =
+        tdm_virt_alltoall(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return fail(self, comm->errors_return, err, "MPI_Alltoall");
+}

@@ -1,0 +1,182 @@
+/*
+ * The real MPI between the processes of virtual ranks (net.h).
+ */
+#include "virt/net.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TDM_VIRT_NET_TAG 7
+
+typedef struct {
+    int64_t bytes; /* of data after the header */
+    int32_t dest;  /* the destination's index in its process */
+    int32_t context, source, tag;
+    int32_t unused;
+} net_header;
+
+typedef struct outgoing {
+    MPI_Request request; /* the real MPI's send */
+    void *buffer;        /* header and data, freed once sent */
+    struct outgoing *next;
+} outgoing;
+
+static MPI_Comm net_comm = MPI_COMM_NULL;
+static int per_process, this_process, process_count;
+static pthread_mutex_t poll_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
+static outgoing *in_flight;
+
+int tdm_virt_net_init(int ranks_per_process, int process, int processes)
+{
+    per_process = ranks_per_process;
+    this_process = process;
+    process_count = processes;
+    if (processes == 1)
+        return MPI_SUCCESS;
+    return PMPI_Comm_dup(MPI_COMM_WORLD, &net_comm);
+}
+
+/* Free the buffers of the sends the real MPI completed; all of them and
+   waiting with 'wait'. */
+static void reap(int wait)
+{
+    pthread_mutex_lock(&out_mutex);
+    outgoing **p = &in_flight;
+    while (*p) {
+        outgoing *o = *p;
+        int done = 1;
+        if (wait)
+            PMPI_Wait(&o->request, MPI_STATUS_IGNORE);
+        else
+            PMPI_Test(&o->request, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            *p = o->next;
+            free(o->buffer);
+            free(o);
+        } else {
+            p = &o->next;
+        }
+    }
+    pthread_mutex_unlock(&out_mutex);
+}
+
+void tdm_virt_net_finish(void)
+{
+    if (net_comm == MPI_COMM_NULL)
+        return;
+    reap(1);
+    PMPI_Comm_free(&net_comm);
+}
+
+int tdm_virt_net_poll(void)
+{
+    if (net_comm == MPI_COMM_NULL || pthread_mutex_trylock(&poll_mutex) != 0)
+        return 0;
+    int arrived = 0;
+    for (int n = 0; n < 64; n++) {
+        int flag = 0, bytes = 0;
+        MPI_Status status;
+        if (PMPI_Iprobe(MPI_ANY_SOURCE, TDM_VIRT_NET_TAG, net_comm, &flag, &status) !=
+                MPI_SUCCESS ||
+            !flag)
+            break;
+        PMPI_Get_count(&status, MPI_BYTE, &bytes);
+        char *buffer = malloc(bytes > 0 ? (size_t)bytes : 1);
+        if (!buffer) {
+            fprintf(stderr, "tandem virt: out of memory receiving %d bytes\n", bytes);
+            PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+        }
+        PMPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, TDM_VIRT_NET_TAG, net_comm,
+                  MPI_STATUS_IGNORE);
+        net_header h;
+        memcpy(&h, buffer, sizeof h);
+        tdm_virt_rank *target = tdm_virt_rank_at(h.dest);
+        if (!target || (size_t)bytes != sizeof h + (size_t)h.bytes) {
+            fprintf(stderr, "tandem virt: a message from process %d is malformed\n",
+                    status.MPI_SOURCE);
+            PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_INTERN);
+        }
+        tdm_virt_deliver(target, h.context, h.source, h.tag, buffer, buffer + sizeof h,
+                         (size_t)h.bytes);
+        arrived++;
+    }
+    pthread_mutex_unlock(&poll_mutex);
+    if (in_flight)
+        reap(0);
+    return arrived;
+}
+
+static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type, int dest,
+                       int context, int source, int tag, tdm_virt_request **out)
+{
+    size_t bytes;
+    int contiguous;
+    int err = tdm_virt_type_bytes(type, count, &bytes, &contiguous);
+    if (err != MPI_SUCCESS)
+        return err;
+    if (sizeof(net_header) + bytes > (size_t)INT32_MAX)
+        return MPI_ERR_COUNT; /* one message of the real MPI, counted in an int */
+    outgoing *o = malloc(sizeof *o);
+    char *buffer = malloc(sizeof(net_header) + bytes);
+    int pooled = !*out; /* else the caller's own, on its stack */
+    tdm_virt_request *send = pooled ? tdm_virt_request_new(self) : *out;
+    if (!o || !buffer || !send) {
+        free(o);
+        free(buffer);
+        if (send && pooled) {
+            send->done = 1;
+            tdm_virt_request_release(self, send);
+        }
+        return MPI_ERR_NO_MEM;
+    }
+    net_header h = {(int64_t)bytes, dest % per_process, context, source, tag, 0};
+    memcpy(buffer, &h, sizeof h);
+    if (contiguous) {
+        if (bytes)
+            memcpy(buffer + sizeof h, buf, bytes);
+    } else {
+        int position = 0;
+        err = PMPI_Pack(buf, count, type, buffer + sizeof h, (int)bytes, &position, MPI_COMM_SELF);
+    }
+    if (err == MPI_SUCCESS)
+        err = PMPI_Isend(buffer, (int)(sizeof h + bytes), MPI_BYTE, dest / per_process,
+                         TDM_VIRT_NET_TAG, net_comm, &o->request);
+    if (err != MPI_SUCCESS) {
+        free(o);
+        free(buffer);
+        if (pooled) {
+            send->done = 1;
+            tdm_virt_request_release(self, send);
+        }
+        return err;
+    }
+    o->buffer = buffer;
+    pthread_mutex_lock(&out_mutex);
+    o->next = in_flight;
+    in_flight = o;
+    pthread_mutex_unlock(&out_mutex);
+    send->kind = TDM_VIRT_SEND;
+    send->status_bytes = bytes;
+    send->done = 1;
+    *out = send;
+    return MPI_SUCCESS;
+}
+
+int tdm_virt_send(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type, int dest,
+                  int context, int source, int tag, int sync, tdm_virt_request **out)
+{
+    /* This process's ranks first, without a division. */
+    tdm_virt_rank *target = tdm_virt_rank_at(dest - (self->world - self->local));
+    if (target)
+        return tdm_virt_isend(self, buf, count, type, target, context, source, tag, sync, out);
+    int process = dest / per_process;
+    if (process < 0 || process >= process_count || process == this_process)
+        return MPI_ERR_RANK;
+    /* A synchronous send to another process completes once its data is
+       copied out, as a standard one does (docs/VIRTUAL.md). */
+    return remote_send(self, buf, count, type, dest, context, source, tag, out);
+}

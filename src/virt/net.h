@@ -1,0 +1,43 @@
+/*
+ * Messages between virtual ranks of different processes, over the real MPI
+ * (PMPI_*): one message of the real MPI per message, on a communicator of
+ * its own (a duplicate of the real MPI_COMM_WORLD), tag TDM_VIRT_NET_TAG,
+ * its data after a header that names the destination rank (its index in
+ * its process), the context, the source rank in the communicator and the
+ * tag. The real MPI keeps the messages of one process to another in order,
+ * and one poller at a time moves what arrived into the mailboxes, in order:
+ * matching stays MPI's. The send completes once its data is copied out (the
+ * real MPI's send then runs on, and the poller frees its buffer).
+ *
+ * tdm_virt_send routes a message to a rank of this process (virt/queue) or
+ * of another one.
+ */
+#ifndef TDM_VIRT_NET_H
+#define TDM_VIRT_NET_H
+
+#include <mpi.h>
+
+#include "virt/queue.h"
+#include "virt/sched.h"
+
+/* Ranks per process and this process's number among 'processes'.
+   Application thread, after MPI_Init of the real MPI. Returns an MPI error
+   code. */
+int tdm_virt_net_init(int ranks_per_process, int process, int processes);
+
+/* Complete the sends still in flight and free the communicator; before the
+   real MPI_Finalize. */
+void tdm_virt_net_finish(void);
+
+/* Receive what other processes sent and free the buffers of completed
+   sends; returns nonzero if a message arrived. Any thread; one at a time
+   (others return 0 at once). */
+int tdm_virt_net_poll(void);
+
+/* Send to world rank 'dest' on 'context' as rank 'source' of the
+   communicator: in this process through the queues, otherwise over the
+   real MPI. Returns an MPI error code; the request in *out. */
+int tdm_virt_send(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type, int dest,
+                  int context, int source, int tag, int sync, tdm_virt_request **out);
+
+#endif

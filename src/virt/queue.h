@@ -1,0 +1,101 @@
+/*
+ * Messages between the virtual ranks of one process: per-rank queues of
+ * posted receives and of unexpected messages, matched as MPI matches
+ * (context, source, tag, with MPI_ANY_SOURCE and MPI_ANY_TAG; messages from
+ * one sender matched in the order sent). A message up to the eager limit is
+ * copied once into the queue when no receive waits for it; a larger one
+ * waits in the queue as the sender's buffer, and the receive copies it once,
+ * sender buffer to receiver buffer, and completes the send. A receive that
+ * is already posted gets any message in one copy.
+ *
+ * Every function here runs on a rank (user-level thread) of this process.
+ */
+#ifndef TDM_VIRT_QUEUE_H
+#define TDM_VIRT_QUEUE_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "virt/sched.h"
+
+/* Messages up to this many bytes are copied when sent before their receive
+   is posted; larger ones wait for it (rendezvous). */
+#define TDM_VIRT_EAGER_LIMIT 16384
+
+enum { TDM_VIRT_SEND = 1, TDM_VIRT_RECV = 2 };
+
+typedef struct tdm_virt_request {
+    int index;                /* its handle's number (tdm_virt_request_at) */
+    int kind;                 /* TDM_VIRT_SEND or TDM_VIRT_RECV */
+    int done;                 /* set last, when complete (atomic) */
+    int freed;                /* MPI_Request_free'd before it completed */
+    int errors_return;        /* its communicator returns errors (else they are fatal) */
+    tdm_virt_rank *owner;     /* the rank that started it and waits on it */
+    void *buf;                /* receive: where the data goes */
+    int count;                /* receive: its count of 'type' */
+    MPI_Datatype type;        /* receive: its datatype */
+    size_t capacity;          /* receive: its bytes */
+    int contiguous;           /* receive: its items lie in one block */
+    int context, source, tag; /* receive: what it matches */
+    int status_source;        /* the status: sender's rank in the communicator */
+    int status_tag;
+    int status_error;              /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    size_t status_bytes;           /* bytes received (or sent) */
+    struct tdm_virt_request *next; /* in the posted queue or a free list */
+} tdm_virt_request;
+
+/* Make the mailboxes of this process's ranks. Before the ranks start. */
+int tdm_virt_queue_init(int ranks);
+void tdm_virt_queue_finish(void);
+
+/* A new request of 'self', and its end (after completion, or freed). */
+tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self);
+void tdm_virt_request_release(tdm_virt_rank *self, tdm_virt_request *req);
+
+/* Set every field of a request as new ('index': its number, or -1 for one
+   that a blocking call keeps on its stack and never releases). */
+void tdm_virt_request_init(tdm_virt_request *req, tdm_virt_rank *self, int index);
+
+/* The request numbered 'index', or NULL. */
+tdm_virt_request *tdm_virt_request_at(int index);
+
+static inline int tdm_virt_request_done(const tdm_virt_request *req)
+{
+    return __atomic_load_n(&req->done, __ATOMIC_ACQUIRE);
+}
+
+/* Send to 'target' on 'context', as rank 'source' of the communicator.
+   'sync': complete only once matched (MPI_Ssend). The send's request is
+   *out when that is not NULL on entry (the caller's, initialized), else a
+   new one put in *out. Returns an MPI error code; nothing is queued on
+   error. */
+int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type,
+                   tdm_virt_rank *target, int context, int source, int tag, int sync,
+                   tdm_virt_request **out);
+
+/* A message for 'target' that came from another process: 'bytes' of packed
+   data at 'data', inside the malloc'ed 'arrived', which the queue frees
+   once the data is received. From any thread (the poller). Returns an MPI
+   error code. */
+int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
+                     const void *data, size_t bytes);
+
+/* Post a receive of 'self', its request as tdm_virt_isend's. Returns an MPI
+   error code. */
+int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
+                   int source, int tag, tdm_virt_request **out);
+
+/* Whether a message that a receive would match is queued; its envelope in
+ *source, *tag, *bytes. 'block': wait until one is (MPI_Probe). */
+int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int block, int *found,
+                   int *out_source, int *out_tag, size_t *bytes);
+
+/* Wait for one request to complete (switching to other ranks meanwhile). */
+void tdm_virt_request_wait(tdm_virt_rank *self, tdm_virt_request *req, const char *call, int peer,
+                           int tag);
+
+/* The bytes of 'count' items of 'type'; *contiguous tells whether they lie
+   in one block from the buffer's start. Returns an MPI error code. */
+int tdm_virt_type_bytes(MPI_Datatype type, int count, size_t *bytes, int *contiguous);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * Cores, ready queues, blocking and waking, and the deadlock report.
+ *
+ * Invariants: a rank is in at most one ready queue, that of its own core; it
+ * is put there by tdm_virt_wake only when it moved want_wake from 1 to 0,
+ * and by tdm_virt_yield for itself. A core's scheduler context runs only
+ * when no rank of that core runs. A deadlock is every core idle with every
+ * ready queue empty (checked under idle_mutex by the last core to go idle).
+ */
+#include "virt/sched.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tdm_virt_core {
+    int index;
+    pthread_t thread;
+    tdm_virt_context scheduler; /* the kernel thread's own context */
+    tdm_virt_rank *current;     /* the rank running, or NULL in the scheduler */
+    int lock;                   /* spin lock of the ready queue */
+    tdm_virt_rank *head, *tail; /* the ready queue */
+    int sleeping;               /* the scheduler waits on 'wakeup' (atomic) */
+    pthread_mutex_t mutex;
+    pthread_cond_t wakeup;
+    int cpu;         /* the CPU it is pinned to, or -1 */
+    int empty_polls; /* polls of other processes in a row that found nothing */
+} __attribute__((aligned(64)));
+
+/* Empty polls of the real MPI an idle core makes (yielding the CPU in
+   between) before it sleeps 20 us between polls. */
+#define IDLE_POLLS_BEFORE_SLEEP 10000
+
+static tdm_virt_sched_config config;
+static tdm_virt_core *cores;
+static tdm_virt_rank *ranks;
+static int rank_count;
+static int finished;   /* ranks done (atomic) */
+static int idle_cores; /* cores in the idle path, under idle_mutex */
+static pthread_mutex_t idle_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Initial-exec: the library is loaded with the program, never by dlopen,
+   and each rank reads this on every MPI call. */
+static __thread tdm_virt_core *this_core __attribute__((tls_model("initial-exec")));
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static void lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            cpu_relax();
+}
+
+static void unlock(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static tdm_virt_rank *pop_ready(tdm_virt_core *core)
+{
+    if (!__atomic_load_n(&core->head, __ATOMIC_ACQUIRE))
+        return NULL;
+    lock(&core->lock);
+    tdm_virt_rank *r = core->head;
+    if (r) {
+        core->head = r->next;
+        if (!core->head)
+            core->tail = NULL;
+        r->next = NULL;
+    }
+    unlock(&core->lock);
+    return r;
+}
+
+static void push_ready(tdm_virt_rank *r)
+{
+    tdm_virt_core *core = r->core;
+    lock(&core->lock);
+    r->next = NULL;
+    if (core->tail)
+        core->tail->next = r;
+    else
+        __atomic_store_n(&core->head, r, __ATOMIC_RELEASE);
+    core->tail = r;
+    unlock(&core->lock);
+    if (core == this_core)
+        return; /* its scheduler is not sleeping: this rank runs on it */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&core->sleeping, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&core->mutex);
+        pthread_cond_signal(&core->wakeup);
+        pthread_mutex_unlock(&core->mutex);
+    }
+}
+
+tdm_virt_rank *tdm_virt_rank_at(int local)
+{
+    return local >= 0 && local < rank_count ? &ranks[local] : NULL;
+}
+
+int tdm_virt_rank_count(void)
+{
+    return rank_count;
+}
+
+tdm_virt_rank *tdm_virt_self(void)
+{
+    return this_core ? this_core->current : NULL;
+}
+
+/* Leave the running rank 'self' for the next ready rank of its core, or for
+   the scheduler when none is ready. */
+static void switch_away(tdm_virt_rank *self, int leaving)
+{
+    tdm_virt_core *core = self->core;
+    tdm_virt_rank *next = pop_ready(core);
+    if (next == self) {
+        /* Woken (or yielded) with nobody ahead of it: go on running. */
+        return;
+    }
+    core->current = next;
+    /* A rank that has not run yet takes its rank from this argument. */
+    tdm_virt_context_switch(&self->context, next ? &next->context : &core->scheduler, next,
+                            leaving);
+    /* Running again, on the same core. */
+    core->current = self;
+}
+
+void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int tag)
+{
+    self->blocked_call = call;
+    self->blocked_peer = peer;
+    self->blocked_tag = tag;
+    __atomic_store_n(&self->want_wake, 1, __ATOMIC_SEQ_CST);
+}
+
+void tdm_virt_wait_cancel(tdm_virt_rank *self)
+{
+    if (__atomic_exchange_n(&self->want_wake, 0, __ATOMIC_SEQ_CST)) {
+        self->blocked_call = NULL;
+        return;
+    }
+    /* A wake came first and queued this rank: take that turn. */
+    switch_away(self, 0);
+    self->blocked_call = NULL;
+}
+
+void tdm_virt_wait_commit(tdm_virt_rank *self)
+{
+    switch_away(self, 0);
+    self->blocked_call = NULL;
+}
+
+void tdm_virt_wake(tdm_virt_rank *rank)
+{
+    if (!__atomic_load_n(&rank->want_wake, __ATOMIC_SEQ_CST))
+        return;
+    if (__atomic_exchange_n(&rank->want_wake, 0, __ATOMIC_SEQ_CST)) {
+        push_ready(rank);
+    }
+}
+
+void tdm_virt_yield(tdm_virt_rank *self)
+{
+    if (config.poll)
+        config.poll(); /* what other processes sent may be what the rank waits for */
+    if (!__atomic_load_n(&self->core->head, __ATOMIC_ACQUIRE))
+        return;
+    push_ready(self);
+    switch_away(self, 0);
+}
+
+/* The first code of every rank, on its own stack. */
+static void rank_entry(void *arg)
+{
+    tdm_virt_context_started();
+    tdm_virt_rank *self = arg;
+    self->exit_code = config.main(self);
+    self->done = 1;
+    self->blocked_call = NULL;
+    if (__atomic_add_fetch(&finished, 1, __ATOMIC_SEQ_CST) == rank_count) {
+        for (int c = 0; c < config.cores; c++) {
+            pthread_mutex_lock(&cores[c].mutex);
+            pthread_cond_signal(&cores[c].wakeup);
+            pthread_mutex_unlock(&cores[c].mutex);
+        }
+    }
+    switch_away(self, 1);
+    abort(); /* a finished rank is never resumed */
+}
+
+static void report_deadlock(void)
+{
+    fprintf(stderr, "tandem virt: deadlock: every virtual rank of the process is blocked and no "
+                    "message can arrive\n");
+    for (int i = 0; i < rank_count; i++) {
+        tdm_virt_rank *r = &ranks[i];
+        if (r->done)
+            fprintf(stderr, "  virtual rank %d: finished\n", r->world);
+        else if (r->blocked_call && r->blocked_peer != TDM_VIRT_NONE)
+            fprintf(stderr, "  virtual rank %d: blocked in %s (peer %d, tag %d)\n", r->world,
+                    r->blocked_call, r->blocked_peer, r->blocked_tag);
+        else
+            fprintf(stderr, "  virtual rank %d: blocked in %s\n", r->world,
+                    r->blocked_call ? r->blocked_call : "?");
+    }
+    fflush(stderr);
+    if (config.abort)
+        config.abort(1);
+    abort();
+}
+
+/* Nothing is ready on 'core': poll the other processes, detect a deadlock,
+   or sleep until a rank of this core is woken. */
+static void idle(tdm_virt_core *core)
+{
+    if (config.poll && config.poll()) {
+        core->empty_polls = 0;
+        return;
+    }
+    if (!config.single_process) {
+        /* A message from another process may come at any time: poll, giving
+           the CPU to others between polls, and sleep only after a while
+           without any (an MPI rank would spin all along). */
+        if (++core->empty_polls < IDLE_POLLS_BEFORE_SLEEP) {
+            sched_yield();
+            return;
+        }
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+        return;
+    }
+    pthread_mutex_lock(&idle_mutex);
+    idle_cores++;
+    int deadlock = 0;
+    if (idle_cores == config.cores && __atomic_load_n(&finished, __ATOMIC_SEQ_CST) < rank_count) {
+        deadlock = 1;
+        for (int c = 0; c < config.cores; c++)
+            if (__atomic_load_n(&cores[c].head, __ATOMIC_SEQ_CST))
+                deadlock = 0;
+    }
+    pthread_mutex_unlock(&idle_mutex);
+    if (deadlock)
+        report_deadlock();
+
+    pthread_mutex_lock(&core->mutex);
+    __atomic_store_n(&core->sleeping, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&core->head, __ATOMIC_SEQ_CST) &&
+        __atomic_load_n(&finished, __ATOMIC_SEQ_CST) < rank_count)
+        pthread_cond_wait(&core->wakeup, &core->mutex);
+    __atomic_store_n(&core->sleeping, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&core->mutex);
+
+    pthread_mutex_lock(&idle_mutex);
+    idle_cores--;
+    pthread_mutex_unlock(&idle_mutex);
+}
+
+static void pin(tdm_virt_core *core)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return;
+    int n = CPU_COUNT(&allowed);
+    if (n <= 0)
+        return;
+    int want = core->index % n, seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed))
+            continue;
+        if (seen++ == want) {
+            core->cpu = cpu;
+            break;
+        }
+    }
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(core->cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+/* The scheduler loop of one core, on its kernel thread. */
+static void *run_core(void *arg)
+{
+    tdm_virt_core *core = arg;
+    this_core = core;
+    core->cpu = -1;
+    if (config.cores > 1)
+        pin(core);
+    tdm_virt_stack_watch();
+#if TDM_VIRT_ASAN
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t size;
+        pthread_attr_getstack(&attr, &addr, &size);
+        core->scheduler.bottom = addr;
+        core->scheduler.size = size;
+        pthread_attr_destroy(&attr);
+    }
+#endif
+    while (__atomic_load_n(&finished, __ATOMIC_SEQ_CST) < rank_count) {
+        tdm_virt_rank *next = pop_ready(core);
+        if (!next) {
+            idle(core);
+            continue;
+        }
+        core->current = next;
+        tdm_virt_context_switch(&core->scheduler, &next->context, next, 0);
+        core->current = NULL;
+    }
+    this_core = NULL;
+    tdm_virt_stack_unwatch();
+    return NULL;
+}
+
+int tdm_virt_sched_init(const tdm_virt_sched_config *c)
+{
+    config = *c;
+    rank_count = c->cores * c->ranks_per_core;
+    cores = calloc((size_t)c->cores, sizeof *cores);
+    ranks = calloc((size_t)rank_count, sizeof *ranks);
+    if (!cores || !ranks)
+        return ENOMEM;
+    for (int i = 0; i < c->cores; i++) {
+        cores[i].index = i;
+        pthread_mutex_init(&cores[i].mutex, NULL);
+        pthread_cond_init(&cores[i].wakeup, NULL);
+    }
+    for (int i = 0; i < rank_count; i++) {
+        tdm_virt_rank *r = &ranks[i];
+        r->local = i;
+        r->world = c->world_offset + i;
+        r->core = &cores[i / c->ranks_per_core];
+        r->blocked_peer = r->blocked_tag = TDM_VIRT_NONE;
+        int err = tdm_virt_stack_alloc(&r->stack, c->stack_size, r->world);
+        if (err) {
+            fprintf(stderr,
+                    "tandem virt: cannot map the stack of virtual rank %d (%zu bytes): %s\n",
+                    r->world, c->stack_size, strerror(err));
+            return err;
+        }
+        r->context.bottom = r->stack.bottom;
+        r->context.size = r->stack.size;
+        r->context.sp = tdm_virt_context_make((char *)r->stack.bottom + r->stack.size, rank_entry);
+    }
+    finished = 0;
+    /* Every rank starts ready, in order, on its core. */
+    for (int i = 0; i < rank_count; i++)
+        push_ready(&ranks[i]);
+    return 0;
+}
+
+int tdm_virt_sched_run(void)
+{
+    for (int i = 1; i < config.cores; i++) {
+        int err = pthread_create(&cores[i].thread, NULL, run_core, &cores[i]);
+        if (err) {
+            fprintf(stderr, "tandem virt: cannot start the kernel thread of core %d: %s\n", i,
+                    strerror(err));
+            abort();
+        }
+    }
+    run_core(&cores[0]);
+    for (int i = 1; i < config.cores; i++)
+        pthread_join(cores[i].thread, NULL);
+    for (int i = 0; i < rank_count; i++)
+        if (ranks[i].exit_code != 0)
+            return ranks[i].exit_code;
+    return 0;
+}
+
+void tdm_virt_sched_finish(void)
+{
+    for (int i = 0; i < rank_count; i++)
+        tdm_virt_stack_free(&ranks[i].stack);
+    free(ranks);
+    free(cores);
+    ranks = NULL;
+    cores = NULL;
+    rank_count = 0;
+}

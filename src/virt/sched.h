@@ -1,0 +1,102 @@
+/*
+ * The scheduler of virtual ranks: one kernel thread per core, each pinned to
+ * a CPU of the process, running its V ranks as user-level threads. A rank
+ * runs until it blocks (or yields); then the next ready rank of its core runs
+ * in its place. A core with no ready rank calls the poll function (the real
+ * MPI, between processes) and sleeps when nothing can arrive. Ranks never
+ * move between cores, so a rank's kernel thread (and its thread-local
+ * variables) stay the same for its whole life.
+ */
+#ifndef TDM_VIRT_SCHED_H
+#define TDM_VIRT_SCHED_H
+
+#include <stddef.h>
+
+#include "virt/context.h"
+#include "virt/stack.h"
+
+typedef struct tdm_virt_core tdm_virt_core;
+
+/* No peer or tag to report of a blocking call. */
+#define TDM_VIRT_NONE (-2147483647 - 1)
+
+typedef struct tdm_virt_rank {
+    int world;                     /* rank in the world of virtual ranks */
+    int local;                     /* index among this process's ranks */
+    tdm_virt_core *core;           /* the core it runs on, for its life */
+    tdm_virt_context context;      /* its registers while it is not running */
+    tdm_virt_stack stack;          /* its guarded stack */
+    int want_wake;                 /* 1 while it waits for tdm_virt_wake (atomic) */
+    int done;                      /* its main returned */
+    int exit_code;                 /* what its main returned */
+    struct tdm_virt_rank *next;    /* in its core's ready queue */
+    const char *blocked_call;      /* the MPI call it waits in, for the deadlock report */
+    int blocked_peer, blocked_tag; /* its source/destination and tag (TDM_VIRT_NONE: none) */
+    void *data;                    /* the messaging layer's per-rank state */
+} tdm_virt_rank;
+
+/* What each rank runs: its main, with the rank; returns its exit code. */
+typedef int (*tdm_virt_rank_main)(tdm_virt_rank *rank);
+
+/* Progress the real MPI between processes; returns nonzero if something
+   arrived or completed. Called by idle cores (the poll may be NULL). */
+typedef int (*tdm_virt_poll)(void);
+
+/* Called after a deadlock was reported (on stderr); does not return. */
+typedef void (*tdm_virt_abort)(int code);
+
+typedef struct {
+    int cores;          /* kernel threads */
+    int ranks_per_core; /* user-level threads per kernel thread */
+    size_t stack_size;  /* usable bytes of each rank's stack */
+    int world_offset;   /* world rank of this process's first rank */
+    int world_size;     /* ranks in all processes */
+    int single_process; /* 1: no message can come from elsewhere (deadlock detection) */
+    tdm_virt_rank_main main;
+    tdm_virt_poll poll;
+    tdm_virt_abort abort;
+} tdm_virt_sched_config;
+
+/* Make the ranks and their stacks. Returns 0, or an errno value with a
+   message on stderr. Application thread, before tdm_virt_sched_run. */
+int tdm_virt_sched_init(const tdm_virt_sched_config *config);
+
+/* Run every rank to its end: starts cores-1 kernel threads, runs core 0 on
+   the calling thread, joins them. Returns the first nonzero exit code of a
+   rank, else 0. */
+int tdm_virt_sched_run(void);
+
+/* Free the stacks. */
+void tdm_virt_sched_finish(void);
+
+/* This process's ranks, by local index, and their number. */
+tdm_virt_rank *tdm_virt_rank_at(int local);
+int tdm_virt_rank_count(void);
+
+/* The rank running on the calling kernel thread (NULL outside a rank). */
+tdm_virt_rank *tdm_virt_self(void);
+
+/*
+ * Blocking, from a rank (user-level thread), in this pattern:
+ *
+ *     while (!condition) {
+ *         tdm_virt_wait_prepare(self, "MPI_Recv", source, tag);
+ *         if (condition) { tdm_virt_wait_cancel(self); break; }
+ *         tdm_virt_wait_commit(self);
+ *     }
+ *
+ * where whoever makes the condition true calls tdm_virt_wake(rank) after.
+ * No wake is lost: a wake between prepare and commit makes the rank ready
+ * again, and commit then returns once it is its turn.
+ */
+void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int tag);
+void tdm_virt_wait_cancel(tdm_virt_rank *self);
+void tdm_virt_wait_commit(tdm_virt_rank *self);
+
+/* Make 'rank' ready if it waits (from any rank or core). */
+void tdm_virt_wake(tdm_virt_rank *rank);
+
+/* Let the other ready ranks of this core run first (a failed MPI_Test). */
+void tdm_virt_yield(tdm_virt_rank *self);
+
+#endif

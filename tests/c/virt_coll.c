@@ -1,0 +1,121 @@
+/*
+ * Collectives and communicators for the virtual ranks' transparency test
+ * (tests/virt_compare.py): the same output with N processes as with N
+ * virtual ranks. Rank 0 prints every result. No global variable is
+ * written: the virtual ranks of a process share them.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A non-commutative operation: the order of the reduction shows. */
+static void affine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    long *a = in, *b = inout;
+    for (int i = 0; i < *len; i += 2) {
+        /* (a0, a1) o (b0, b1) = (a0 * b0, a0 * b1 + a1) */
+        long m = a[i] * b[i], c = a[i] * b[i + 1] + a[i + 1];
+        b[i] = m % 1000003;
+        b[i + 1] = c % 1000003;
+    }
+}
+
+static void print_longs(int rank, const char *what, const long *v, int n)
+{
+    if (rank != 0)
+        return;
+    printf("%s:", what);
+    for (int i = 0; i < n; i++)
+        printf(" %ld", v[i]);
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long *all = malloc(sizeof(long) * 4 * (size_t)size);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    long b[3] = {0, 0, 0};
+    if (rank == size - 1)
+        b[0] = 7, b[1] = 8, b[2] = 9;
+    MPI_Bcast(b, 3, MPI_LONG, size - 1, MPI_COMM_WORLD);
+    long mine[2] = {rank + 2, rank + 1}, sum[2], red[2] = {-1, -1};
+    MPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    long b_sum[5] = {b[0], b[1], b[2], sum[0], sum[1]};
+    print_longs(rank, "bcast+allreduce", b_sum, 5);
+
+    MPI_Op op;
+    MPI_Op_create(affine, 0, &op);
+    MPI_Reduce(mine, red, 2, MPI_LONG, op, 0, MPI_COMM_WORLD);
+    print_longs(rank, "reduce noncommutative", red, 2);
+    MPI_Op_free(&op);
+    long inplace[2] = {rank, 1};
+    MPI_Allreduce(MPI_IN_PLACE, inplace, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    print_longs(rank, "allreduce in place", inplace, 2);
+
+    long sq = (long)rank * rank;
+    MPI_Allgather(&sq, 1, MPI_LONG, all, 1, MPI_LONG, MPI_COMM_WORLD);
+    print_longs(rank, "allgather", all, size);
+    long part = -1;
+    for (int i = 0; i < size; i++)
+        all[i] = 100 + i;
+    MPI_Scatter(all, 1, MPI_LONG, &part, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    MPI_Gather(&part, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "scatter+gather", all, size);
+    long *send = malloc(sizeof(long) * (size_t)size), *recv = malloc(sizeof(long) * (size_t)size);
+    for (int i = 0; i < size; i++)
+        send[i] = rank * 10 + i;
+    MPI_Alltoall(send, 1, MPI_LONG, recv, 1, MPI_LONG, MPI_COMM_WORLD);
+    long sum_recv = 0;
+    for (int i = 0; i < size; i++)
+        sum_recv = sum_recv * 7 + recv[i];
+    MPI_Gather(&sum_recv, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "alltoall", all, size);
+
+    /* Split into even and odd ranks, reversed by key; dup; a message on
+       the new communicator does not match a receive on the world. */
+    MPI_Comm half, copy;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+    int hr, hs;
+    MPI_Comm_rank(half, &hr);
+    MPI_Comm_size(half, &hs);
+    MPI_Comm_dup(half, &copy);
+    long hsum = 0, me = rank;
+    MPI_Allreduce(&me, &hsum, 1, MPI_LONG, MPI_SUM, copy);
+    long desc[3] = {hr, hs, hsum};
+    MPI_Gather(desc, 3, MPI_LONG, all, 3, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "split", all, 3 * size);
+    long got[2] = {-1, 0};
+    if (hs > 1) {
+        int v = rank, w = -1, flag = 1;
+        MPI_Send(&v, 1, MPI_INT, (hr + 1) % hs, 3, copy);
+        MPI_Iprobe(MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        MPI_Recv(&w, 1, MPI_INT, (hr + hs - 1) % hs, 3, copy, MPI_STATUS_IGNORE);
+        got[0] = w;
+        got[1] = flag;
+    }
+    MPI_Gather(got, 2, MPI_LONG, all, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "message on the split communicator", all, 2 * size);
+    MPI_Comm_free(&copy);
+    MPI_Comm_free(&half);
+    MPI_Comm none;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 1, 0, &none);
+    long is_null = none == MPI_COMM_NULL;
+    MPI_Gather(&is_null, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "undefined color", all, size);
+    if (none != MPI_COMM_NULL)
+        MPI_Comm_free(&none);
+    double t0 = MPI_Wtime();
+    if (rank == 0)
+        printf("wtime %s\n", MPI_Wtime() >= t0 ? "ok" : "wrong");
+    free(send);
+    free(recv);
+    free(all);
+    MPI_Finalize();
+    return 0;
+}

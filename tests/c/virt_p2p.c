@@ -1,0 +1,164 @@
+/*
+ * A plain MPI program for the virtual ranks' transparency test
+ * (tests/virt_compare.py): built once against the real MPI and once with
+ * `tandem cc`'s header and library, it must print the same with N processes
+ * as with N virtual ranks. Every rank checks what it receives and rank 0
+ * prints each rank's results in order, so the output does not depend on
+ * timing. No global variable is written: the virtual ranks of a process
+ * share them.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG (1 << 20) /* above the eager limit: the one-copy path */
+
+static long check(const void *buf, size_t bytes)
+{
+    const unsigned char *p = buf;
+    long sum = 0;
+    for (size_t i = 0; i < bytes; i++)
+        sum = (sum * 31 + p[i]) % 1000003;
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long results[16];
+    int n = 0;
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+
+    /* A ring of small messages (the receive posted first: a blocking send
+       to itself may wait for it, as MPICH's does), then of large
+       nonblocking ones. */
+    int token = rank * 10, got = -1;
+    MPI_Status st;
+    MPI_Request ring;
+    MPI_Irecv(&got, 1, MPI_INT, prev, 1, MPI_COMM_WORLD, &ring);
+    MPI_Send(&token, 1, MPI_INT, next, 1, MPI_COMM_WORLD);
+    MPI_Wait(&ring, &st);
+    int count;
+    MPI_Get_count(&st, MPI_INT, &count);
+    results[n++] = got * 1000 + st.MPI_SOURCE * 10 + count;
+
+    char *out = malloc(BIG), *in = malloc(BIG);
+    for (int i = 0; i < BIG; i++)
+        out[i] = (char)(i * 7 + rank);
+    MPI_Request reqs[2];
+    MPI_Irecv(in, BIG, MPI_CHAR, prev, 2, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Isend(out, BIG, MPI_CHAR, next, 2, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    results[n++] = check(in, BIG);
+
+    /* Non-overtaking: three messages of one tag from each rank to rank 0,
+       received with MPI_ANY_SOURCE/MPI_ANY_TAG and a probe first. */
+    if (rank != 0) {
+        for (int k = 0; k < 3; k++) {
+            int v = rank * 100 + k;
+            MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+        }
+        results[n++] = 0;
+    } else {
+        int last[64], ok = 1;
+        for (int r = 0; r < 64; r++)
+            last[r] = -1;
+        for (int k = 0; k < 3 * (size - 1); k++) {
+            int v, flag = 0;
+            MPI_Probe(MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st);
+            MPI_Iprobe(st.MPI_SOURCE, 5, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            ok &= flag;
+            MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+            ok &= v / 100 == st.MPI_SOURCE && v % 100 == last[st.MPI_SOURCE] + 1;
+            last[st.MPI_SOURCE] = v % 100;
+        }
+        results[n++] = ok;
+    }
+
+    /* Waitany and Test over receives from both neighbours. */
+    int a = -1, b = -1, idx, flag = 0, seen = 0;
+    MPI_Irecv(&a, 1, MPI_INT, prev, 6, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Irecv(&b, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &reqs[1]);
+    MPI_Send(&rank, 1, MPI_INT, next, 6, MPI_COMM_WORLD);
+    MPI_Send(&rank, 1, MPI_INT, prev, 7, MPI_COMM_WORLD);
+    MPI_Waitany(2, reqs, &idx, MPI_STATUS_IGNORE);
+    seen |= 1 << idx;
+    while (!flag)
+        MPI_Test(&reqs[1 - idx], &flag, MPI_STATUS_IGNORE);
+    results[n++] = a * 100 + b * 10 + (seen != 0);
+
+    /* A truncated receive, returned with MPI_ERRORS_RETURN. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int pair[2] = {rank, rank}, one = -1;
+    MPI_Sendrecv(pair, 2, MPI_INT, next, 8, &one, 1, MPI_INT, prev, 8, MPI_COMM_WORLD, &st);
+    int err = MPI_Recv(&one, 0, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+    results[n++] = err == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL;
+    MPI_Request r;
+    MPI_Isend(pair, 2, MPI_INT, next, 9, MPI_COMM_WORLD, &r);
+    err = MPI_Recv(&one, 1, MPI_INT, prev, 9, MPI_COMM_WORLD, &st);
+    int cls;
+    MPI_Error_class(err, &cls);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    results[n++] = cls == MPI_ERR_TRUNCATE;
+
+    /* Non-overtaking across sizes: a large message (waiting for its
+       receive) then a small one (copied at once), one tag, received with
+       MPI_ANY_TAG: the large one first. Synchronous sends, Testany,
+       Testall and a freed request. */
+    MPI_Request two[2];
+    MPI_Isend(out, BIG, MPI_CHAR, next, 11, MPI_COMM_WORLD, &two[0]);
+    MPI_Issend(&token, 1, MPI_INT, next, 11, MPI_COMM_WORLD, &two[1]);
+    MPI_Recv(in, BIG, MPI_CHAR, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    int first_count;
+    MPI_Get_count(&st, MPI_CHAR, &first_count);
+    int small = -1;
+    MPI_Recv(&small, 1, MPI_INT, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    int done_all = 0, which = -1, any = 0;
+    while (!done_all)
+        MPI_Testall(2, two, &done_all, MPI_STATUSES_IGNORE);
+    MPI_Request one_req;
+    MPI_Irecv(&got, 1, MPI_INT, prev, 12, MPI_COMM_WORLD, &one_req);
+    MPI_Ssend(&token, 1, MPI_INT, next, 12, MPI_COMM_WORLD);
+    while (!any)
+        MPI_Testany(1, &one_req, &which, &any, MPI_STATUS_IGNORE);
+    MPI_Request freed;
+    MPI_Isend(&token, 1, MPI_INT, next, 13, MPI_COMM_WORLD, &freed);
+    MPI_Request_free(&freed);
+    int last = -1;
+    MPI_Recv(&last, 1, MPI_INT, prev, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    results[n++] = (first_count == BIG) * 100000 + small * 10 + (which == 0) + (last == got) * 2;
+
+    /* A derived datatype: every other int of a vector. */
+    MPI_Datatype every_other;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    int vec[8], flat[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 8; i++)
+        vec[i] = rank * 8 + i;
+    MPI_Sendrecv(vec, 1, every_other, next, 10, flat, 4, MPI_INT, prev, 10, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    results[n++] = flat[0] * 1000 + flat[1] * 100 + flat[2] * 10 + flat[3];
+    MPI_Type_free(&every_other);
+
+    /* Gather every rank's results on rank 0, which prints them. */
+    long *all = rank == 0 ? malloc(sizeof(long) * 16 * (size_t)size) : NULL;
+    MPI_Gather(results, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("ranks %d, thread level %d\n", size, provided);
+        for (int p = 0; p < size; p++) {
+            printf("rank %d:", p);
+            for (int i = 0; i < n; i++)
+                printf(" %ld", all[p * n + i]);
+            printf("\n");
+        }
+    }
+    free(all);
+    free(out);
+    free(in);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,94 @@
+"""tandem cc and tandem run --virtual (docs/VIRTUAL.md): a plain MPI C program
+built against the virtual-rank runtime runs as V ranks per core in one
+process, under both MPIs; written globals are warned of, unsupported calls
+stop the compilation, and wrong uses of the options are clear errors."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT, tandem_cli
+
+P2P = str(ROOT / "tests" / "c" / "virt_p2p.c")
+
+
+@pytest.fixture(params=["openmpi", "mpich"])
+def mpi(request) -> str:
+    return request.param
+
+
+def test_a_plain_program_runs_as_virtual_ranks(mpi, tmp_path):
+    """The numbers each rank prints are checked by the ctest virt.p2p.*
+    against the real MPI's; here the CLI's options reach the runtime."""
+    program = tmp_path / "p2p"
+    built = tandem_cli("cc", "--mpi", mpi, P2P, "-O2", "-o", str(program))
+    assert built.returncode == 0, built.stderr
+    assert "warning" not in built.stderr  # the test program writes no global
+    run = tandem_cli("run", "--virtual", "3", str(program))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("ranks 3, thread level 0\n")
+    assert "3 virtual ranks: 1 process(es) x 1 core(s) x 3 rank(s)" in run.stderr
+    # TinyMPI's spellings: -nn processes (hosts), -nc cores, -nv ranks per core.
+    run = tandem_cli("run", "-q", "-nn", "2", "-nc", "2", "-nv", "2", str(program))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("ranks 8, thread level 0\n")
+    assert run.stdout.count("\nrank ") == 8
+
+
+def test_written_globals_are_listed(tmp_path):
+    source = tmp_path / "globals.c"
+    source.write_text(
+        "#include <mpi.h>\n"
+        "int counter;\n"
+        "static double table[4] = {1};\n"
+        "const int fixed = 3;\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "    static int calls;\n"
+        "    MPI_Init(&argc, &argv);\n"
+        "    counter++;\n"
+        "    calls++;\n"
+        "    table[0] += 1;\n"
+        "    MPI_Finalize();\n"
+        "    return fixed - 3;\n"
+        "}\n"
+    )
+    built = tandem_cli("cc", str(source), "-o", str(tmp_path / "globals"))
+    assert built.returncode == 0, built.stderr
+    warning = [line for line in built.stderr.splitlines() if "tandem cc: warning" in line]
+    assert len(warning) == 1, built.stderr
+    assert "counter" in warning[0] and "table" in warning[0]
+    assert "calls (static, in a function)" in warning[0]
+    assert "fixed" not in warning[0]  # read-only: nothing to share
+
+
+def test_an_unsupported_call_stops_the_compilation_with_its_name(tmp_path):
+    source = tmp_path / "window.c"
+    source.write_text(
+        "#include <mpi.h>\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "    MPI_Win win;\n"
+        "    MPI_Init(&argc, &argv);\n"
+        "    MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);\n"
+        "    MPI_Finalize();\n"
+        "    return 0;\n"
+        "}\n"
+    )
+    built = tandem_cli("cc", str(source), "-o", str(tmp_path / "window"))
+    assert built.returncode != 0
+    assert "MPI_Win_create is not supported by Tandem's virtual ranks yet" in built.stderr
+
+
+def test_run_virtual_refuses_what_it_cannot_do(tmp_path):
+    program = tmp_path / "p2p"
+    assert tandem_cli("cc", P2P, "-o", str(program)).returncode == 0
+    none = tandem_cli("run", "-n", "0", "--virtual", "2", str(program))
+    assert none.returncode == 2
+    assert "-n 0" in none.stderr
+    plain = tandem_cli(
+        "run", "--virtual", "2", str(ROOT / "build" / "openmpi" / "tests" / "test_virt_p2p")
+    )
+    assert plain.returncode == 2
+    assert "is not built with `tandem cc`" in plain.stderr
+    zero = tandem_cli("run", "--virtual", "0", str(program))
+    assert zero.returncode == 2 and "--virtual 0" in zero.stderr

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Run a plain MPI program as N processes of the real MPI and the same program
+built with `tandem cc` as one process of N virtual ranks; require both to exit
+0 and print the same.
+
+  virt_compare.py --build DIR --ranks N [--hosts H] [--cores C] REFERENCE VIRTUAL [ARGS]
+  virt_compare.py --build DIR --ranks N --fails REGEX [--fails REGEX ...]
+                  [--env NAME=VALUE ...] VIRTUAL [ARGS]
+
+N = H x C x V: the virtual run has H processes (default 1) of C cores
+(TANDEM_VIRT_CORES) of N / (H C) ranks each (TANDEM_VIRT_RANKS). With --fails, only the virtual program runs: it
+must exit with a nonzero status and print a line matching each REGEX on
+stderr (a deadlock, a stack overflow, a bad setting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from tandem.builds import load_build
+from tandem.launch import launch_command, launcher_environment
+
+TIMEOUT = 120
+
+
+def run(build, nprocs, program, env):
+    command = launch_command(build, nprocs, program, with_tandem=False, env=env)
+    with tempfile.TemporaryDirectory(prefix="tandem-virt-test-") as cwd:
+        result = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env=launcher_environment(build),
+            timeout=TIMEOUT,
+            cwd=cwd,
+            check=False,
+        )
+    return command, result
+
+
+def expect_failure(build, program, env, patterns) -> int:
+    command, result = run(build, 1, program, env)
+    missing = [p for p in patterns if not re.search(p, result.stderr, re.MULTILINE)]
+    if result.returncode == 0 or missing:
+        print(f"exit status {result.returncode}: {' '.join(command)}")
+        print(result.stdout + result.stderr)
+        for pattern in missing:
+            print(f"no line on stderr matches {pattern!r}")
+        return 1
+    print(result.stderr, end="")
+    print(f"passed: the run failed, saying {len(patterns)} expected things")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", required=True, type=Path)
+    parser.add_argument("--ranks", type=int, required=True)
+    parser.add_argument("--cores", type=int, default=1)
+    parser.add_argument("--hosts", type=int, default=1)
+    parser.add_argument("--fails", action="append", default=[], metavar="REGEX")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("programs", nargs="+", help="REFERENCE VIRTUAL [ARGS], or VIRTUAL [ARGS]")
+    args = parser.parse_args()
+    per_process = args.cores * args.hosts
+    if args.ranks % per_process:
+        parser.error("--ranks must be a multiple of --hosts times --cores")
+    build = load_build(args.build)
+    per_core = args.ranks // per_process
+    env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(per_core)}
+    env.update(pair.split("=", 1) for pair in args.env)
+    if build.sanitize:
+        # The MPI library is not instrumented and keeps memory until exit.
+        env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    if args.fails:
+        return expect_failure(build, args.programs, env, args.fails)
+    if len(args.programs) < 2:
+        parser.error("give the reference program and the virtual one")
+    args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]
+    outcomes = [
+        run(
+            build,
+            args.ranks,
+            [args.reference, *args.args],
+            {k: v for k, v in env.items() if "SAN" in k},
+        ),
+        run(build, args.hosts, [args.virtual, *args.args], env),
+    ]
+    failed = False
+    for command, result in outcomes:
+        if result.returncode != 0:
+            print(f"exit status {result.returncode}: {' '.join(command)}")
+            print(result.stdout + result.stderr)
+            failed = True
+    (_, real), (_, virtual) = outcomes
+    if real.stdout != virtual.stdout:
+        print("the outputs differ (real MPI ranks, then virtual ranks):")
+        diff = difflib.unified_diff(
+            real.stdout.splitlines(), virtual.stdout.splitlines(), "real", "virtual", lineterm=""
+        )
+        print("\n".join(diff))
+        failed = True
+    if failed:
+        return 1
+    print(virtual.stdout, end="")
+    print(
+        f"passed: {args.ranks} processes and {args.cores} x {args.ranks // args.cores} virtual ranks"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
