@@ -120,10 +120,16 @@ def test_durations_read_as_people_say_them():
     ]
 
 
+# One-sided benchmarks on MPICH over shared memory also run with a progress
+# process serving the window (TANDEM_GHOSTS=1, one more process, no thread).
+GHOSTS = "tandem-ghosts"
+
+
 def test_bench_rma_measures_a_passive_target_and_checks_its_data(tmp_path):
     """One get of 64 KiB while the target computes 50 ms, and one while it
-    waits, on MPICH over shared memory: native, Tandem's two strategies and
-    MPICH's own thread, every get's data checked by the program."""
+    waits, on MPICH over shared memory: native, Tandem's two strategies,
+    a progress process and MPICH's own thread, every get's data checked by
+    the program."""
     result = bench_in(
         tmp_path,
         "rma", "--mpi", "mpich", "--transports", "shm", "--sizes", "65536", "--work", "0.05",
@@ -132,7 +138,7 @@ def test_bench_rma_measures_a_passive_target_and_checks_its_data(tmp_path):
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "rma" / "rma.json").read_text())
     configs = {r["config"] for r in doc["records"]}
-    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread"}
+    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread", GHOSTS}
     assert all(r["wrong_bytes"] == 0 and r["busy_s"] > 0 for r in doc["records"])
     assert (
         "| MPICH | shm | allocate | 64 KiB | native |" in (tmp_path / "rma" / "rma.md").read_text()
@@ -154,7 +160,7 @@ def test_bench_smb_measures_overhead_and_availability_and_checks_the_data(tmp_pa
     doc = json.loads((tmp_path / "smb" / "smb.json").read_text())
     assert {(r["config"], r["op"]) for r in doc["records"]} == {
         (config, op)
-        for config in ("native", "tandem-drive", "tandem-proxy", "mpich-async-thread")
+        for config in ("native", "tandem-drive", "tandem-proxy", "mpich-async-thread", GHOSTS)
         for op in ("get", "put")
     }
     for r in doc["records"]:
@@ -182,7 +188,7 @@ def test_bench_heat_steps_both_modes_to_the_same_grid(tmp_path):
     doc = json.loads((tmp_path / "heat" / "heat.json").read_text())
     assert doc["edge"] == 32
     configs = {r["config"] for r in doc["records"]}
-    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread"}
+    assert configs == {"native", "tandem-drive", "tandem-proxy", "mpich-async-thread", GHOSTS}
     assert all(r["agree"] and r["ranks"] == 2 for r in doc["records"])
     assert len({r["checksum"] for r in doc["records"]}) == 1
     table = (tmp_path / "heat" / "heat.md").read_text()
