@@ -54,27 +54,6 @@ typedef struct {
 static named_type named[16];
 static int named_count;
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
-static void lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            cpu_relax();
-}
-
-static void unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 int tdm_virt_queue_init(int ranks)
 {
     mailboxes = aligned_alloc(64, sizeof *mailboxes * (size_t)ranks);
@@ -340,10 +319,10 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
        buffer (rendezvous, and every synchronous send). */
     tdm_virt_message *msg = NULL;
     int eager = bytes <= TDM_VIRT_EAGER_LIMIT && !sync;
-    lock(&box->lock);
+    tdm_virt_spin_lock(&box->lock);
     tdm_virt_request *recv = take_posted(box, context, source, tag);
     if (recv) {
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         size_t moved;
         int rerr = move(recv, (side){buf, count, type, bytes, contiguous}, bytes, &moved);
         complete(recv, source, tag, moved, rerr);
@@ -353,7 +332,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     }
     msg = malloc(sizeof *msg + (eager ? bytes : 0));
     if (!msg) {
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         send->done = 1;
         if (pooled)
             tdm_virt_request_release(self, send);
@@ -370,7 +349,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
             int position = 0;
             err = PMPI_Pack(buf, count, type, data, (int)bytes, &position, MPI_COMM_SELF);
             if (err != MPI_SUCCESS) {
-                unlock(&box->lock);
+                tdm_virt_spin_unlock(&box->lock);
                 free(msg);
                 send->done = 1;
                 if (pooled)
@@ -387,7 +366,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     }
     append_unexpected(box, msg);
     int probing = box->probing;
-    unlock(&box->lock);
+    tdm_virt_spin_unlock(&box->lock);
     if (eager)
         complete(send, source, tag, bytes, MPI_SUCCESS);
     if (probing)
@@ -438,7 +417,7 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
     recv->source = source;
     recv->tag = tag;
     tdm_virt_mailbox *box = &mailboxes[self->local];
-    lock(&box->lock);
+    tdm_virt_spin_lock(&box->lock);
     tdm_virt_message *msg = take_unexpected(box, context, source, tag, 1);
     if (!msg) {
         recv->next = NULL;
@@ -447,11 +426,11 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
         else
             box->posted = recv;
         box->posted_tail = recv;
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         *out = recv;
         return MPI_SUCCESS;
     }
-    unlock(&box->lock);
+    tdm_virt_spin_unlock(&box->lock);
     size_t moved;
     int rerr;
     if (msg->data) {
@@ -475,10 +454,10 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
                      const void *data, size_t bytes)
 {
     tdm_virt_mailbox *box = &mailboxes[target->local];
-    lock(&box->lock);
+    tdm_virt_spin_lock(&box->lock);
     tdm_virt_request *recv = take_posted(box, context, source, tag);
     if (recv) {
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         size_t moved;
         int rerr = move(recv, (side){data, (int)bytes, MPI_BYTE, bytes, 1}, bytes, &moved);
         complete(recv, source, tag, moved, rerr);
@@ -487,7 +466,7 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
     }
     tdm_virt_message *msg = malloc(sizeof *msg);
     if (!msg) {
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         free(arrived);
         return MPI_ERR_NO_MEM;
     }
@@ -499,7 +478,7 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
                               .arrived = arrived};
     append_unexpected(box, msg);
     int probing = box->probing;
-    unlock(&box->lock);
+    tdm_virt_spin_unlock(&box->lock);
     if (probing)
         tdm_virt_wake(target);
     return MPI_SUCCESS;
@@ -512,7 +491,7 @@ int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int bl
     for (;;) {
         if (block)
             tdm_virt_wait_prepare(self, "MPI_Probe", source, tag);
-        lock(&box->lock);
+        tdm_virt_spin_lock(&box->lock);
         tdm_virt_message *msg = take_unexpected(box, context, source, tag, 0);
         if (msg) {
             *out_source = msg->source;
@@ -522,7 +501,7 @@ int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int bl
         } else if (block) {
             box->probing = 1;
         }
-        unlock(&box->lock);
+        tdm_virt_spin_unlock(&box->lock);
         *found = msg != NULL;
         if (!block)
             return MPI_SUCCESS;

@@ -46,32 +46,11 @@ static pthread_mutex_t idle_mutex = PTHREAD_MUTEX_INITIALIZER;
    and each rank reads this on every MPI call. */
 static __thread tdm_virt_core *this_core __attribute__((tls_model("initial-exec")));
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
-static void lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            cpu_relax();
-}
-
-static void unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 static tdm_virt_rank *pop_ready(tdm_virt_core *core)
 {
     if (!__atomic_load_n(&core->head, __ATOMIC_ACQUIRE))
         return NULL;
-    lock(&core->lock);
+    tdm_virt_spin_lock(&core->lock);
     tdm_virt_rank *r = core->head;
     if (r) {
         core->head = r->next;
@@ -79,21 +58,21 @@ static tdm_virt_rank *pop_ready(tdm_virt_core *core)
             core->tail = NULL;
         r->next = NULL;
     }
-    unlock(&core->lock);
+    tdm_virt_spin_unlock(&core->lock);
     return r;
 }
 
 static void push_ready(tdm_virt_rank *r)
 {
     tdm_virt_core *core = r->core;
-    lock(&core->lock);
+    tdm_virt_spin_lock(&core->lock);
     r->next = NULL;
     if (core->tail)
         core->tail->next = r;
     else
         __atomic_store_n(&core->head, r, __ATOMIC_RELEASE);
     core->tail = r;
-    unlock(&core->lock);
+    tdm_virt_spin_unlock(&core->lock);
     if (core == this_core)
         return; /* its scheduler is not sleeping: this rank runs on it */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

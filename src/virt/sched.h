@@ -99,4 +99,27 @@ void tdm_virt_wake(tdm_virt_rank *rank);
 /* Let the other ready ranks of this core run first (a failed MPI_Test). */
 void tdm_virt_yield(tdm_virt_rank *self);
 
+/* A pause in a spin (the CPU's hint), and the spin locks of the queues and
+   the scheduler: an int, 0 when free. */
+static inline void tdm_virt_cpu_relax(void)
+{
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static inline void tdm_virt_spin_lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            tdm_virt_cpu_relax();
+}
+
+static inline void tdm_virt_spin_unlock(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
 #endif
