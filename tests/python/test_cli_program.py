@@ -35,7 +35,8 @@ def test_a_virtual_environments_python_runs_as_itself(tmp_path):
     python = environment / "bin" / "python"
     assert python.is_symlink()
     script = tmp_path / "prefix.py"
-    script.write_text("import sys\nprint('prefix', sys.prefix)\n")
+    # one write of the whole line: the two ranks' lines must not interleave
+    script.write_text("import os, sys\nos.write(1, f'prefix {sys.prefix}\\n'.encode())\n")
     result = tandem_in(tmp_path, "run", "-n", "2", "--mpi", "mpich", "--", str(python), "prefix.py")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [f"prefix {environment}"] * 2
