@@ -329,10 +329,12 @@ int tdm_hook_Finalize(int lang)
     TDM_TRACE_CALL("MPI_Finalize", lang);
     /* Tandem's threads stop before the MPI library goes away. */
     int report = tdm_progress_running && TDM_CONFIG_NUMBER(VERBOSE) >= 2;
-    if (tdm_world_ghosts() > 0 && TDM_CONFIG_NUMBER(VERBOSE) >= 2)
+    if (tdm_world_ghosts() > 0 && TDM_CONFIG_NUMBER(VERBOSE) >= 2) {
+        long across, handed = tdm_served_offloaded(&across);
         tdm_log_info("progress processes: %ld one-sided operations handed to them (origin "
-                     "offload)",
-                     tdm_served_offloaded());
+                     "offload), %ld of them to other hosts",
+                     handed, across);
+    }
     tdm_io_stop();
     tdm_progress_stop();
     tdm_request_reset();

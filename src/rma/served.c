@@ -22,7 +22,7 @@
 #include "wrappers/gen_hooks.h"
 
 atomic_int tdm_served_windows;
-static atomic_long offloaded;
+static atomic_long offloaded, offloaded_across;
 
 enum {
     TAG_COMMAND = 31071,
@@ -61,13 +61,22 @@ struct target {
     int ghost;          /* its progress process, a rank of 'all' */
     int local;          /* its index among the program's ranks of its host: by_local[local] */
     MPI_Aint offset;    /* of its part in its host's memory */
+    MPI_Aint length;    /* of its part, bytes, as the rank asked */
     MPI_Aint disp_unit; /* the rank's own */
     int host;           /* its host (core/world.h) */
 };
 
-/* An operation handed to the origin's progress process, until its answer. */
+/* An operation handed to the origin's progress process (origin offload):
+   whether it is a get, the origin's process id, the origin buffer's
+   address, the bytes, their offset in the target host's memory, the
+   window's id and first rank (its key), the target's progress process + 1
+   where the target is on another host (0: on the origin's), and the
+   target's rank in the program's communicator (the origin's own use). */
+enum { PACKET = 9 };
+
+/* An operation handed over, until its answer. */
 struct handed {
-    long packet[8]; /* what the progress process got: see offload() */
+    long packet[PACKET];
 };
 
 struct served {
@@ -229,8 +238,13 @@ static int frame_make(struct frame *f, const int *members, int n, const int *gho
         TDM_CALL_MPI(rc,
                      PMPI_Win_create(exposed, length, 1, MPI_INFO_NULL, f->all, &f->by_local[i]));
     TDM_CALL_MPI(rc, PMPI_Win_create(exposed, length, 1, MPI_INFO_NULL, f->all, &f->active));
-    if (member)
-        TDM_CALL_MPI(rc, PMPI_Win_lock_all(MPI_MODE_NOCHECK, f->active));
+    /* Locked by everyone throughout: the members for their fence and
+       post/start/complete/wait epochs, the progress processes for the
+       operations handed over to other hosts (ghost_offload_across), whose
+       errors come back to the origin instead of ending the job. */
+    if (!member)
+        TDM_CALL_MPI(rc, PMPI_Win_set_errhandler(f->active, MPI_ERRORS_RETURN));
+    TDM_CALL_MPI(rc, PMPI_Win_lock_all(MPI_MODE_NOCHECK, f->active));
 fn_exit:
     if (job_group != MPI_GROUP_NULL)
         PMPI_Group_free(&job_group);
@@ -245,9 +259,9 @@ fn_exit:
 }
 
 /* Collective over the frame, in the order frame_make made it. */
-static void frame_free(struct frame *f, int member)
+static void frame_free(struct frame *f)
 {
-    if (member && f->active != MPI_WIN_NULL)
+    if (f->active != MPI_WIN_NULL)
         PMPI_Win_unlock_all(f->active);
     for (int i = 0; f->by_local && i < f->nwins; i++)
         if (f->by_local[i] != MPI_WIN_NULL)
@@ -298,33 +312,67 @@ static struct ghost_window *ghost_find(long id, long sender, int take)
     }
 }
 
+/* Copy 'left' bytes between 'here' (this process) and 'there' (process
+   'pid'), towards 'pid' if 'to_there'. 0, or the errno of the refusal. */
+static long copy_with(long pid, int to_there, char *here, char *there, long left)
+{
+    while (left > 0) {
+        struct iovec local = {here, (size_t)left}, remote = {there, (size_t)left};
+        ssize_t moved = to_there ? process_vm_writev((pid_t)pid, &local, 1, &remote, 1, 0)
+                                 : process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+        if (moved <= 0)
+            return moved < 0 ? errno : EIO;
+        here += moved;
+        there += moved;
+        left -= moved;
+    }
+    return 0;
+}
+
+/* A handed-over operation to a rank of another host: through the window
+   the progress processes hold locked throughout ('active'), from or into
+   a buffer of this process's, to that host's progress process, flushed
+   before the answer. It bypasses the origin's lock of the target, which
+   the origin holds (confirm()): the operation is the origin's, in its
+   epoch. 0, or an errno. */
+static long ghost_offload_across(struct ghost_window *w, const long *packet)
+{
+    int get = (int)packet[0], target = (int)packet[7] - 1;
+    long bytes = packet[3];
+    char *staging = malloc(bytes > 0 ? (size_t)bytes : 1), *there = (char *)(intptr_t)packet[2];
+    if (!staging)
+        return ENOMEM;
+    long result = get ? 0 : copy_with(packet[1], 0, staging, there, bytes);
+    if (result == 0) {
+        MPI_Win win = w->frame.active;
+        int rc = get ? PMPI_Get(staging, (int)bytes, MPI_BYTE, target, packet[4], (int)bytes,
+                                MPI_BYTE, win)
+                     : PMPI_Put(staging, (int)bytes, MPI_BYTE, target, packet[4], (int)bytes,
+                                MPI_BYTE, win);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Win_flush(target, win);
+        result = rc == MPI_SUCCESS ? 0 : EIO;
+    }
+    if (result == 0 && get)
+        result = copy_with(packet[1], 1, staging, there, bytes);
+    free(staging);
+    return result;
+}
+
 /* An operation an origin of this host handed over (offload()): copy
-   between its memory and the host's, and answer. */
+   between its memory and the host's, or carry it out to another host's
+   progress process, and answer. */
 static void ghost_offload(MPI_Comm job, int origin)
 {
-    long packet[8], answer[3];
-    PMPI_Recv(packet, 8, MPI_LONG, origin, TAG_OFFLOAD, job, MPI_STATUS_IGNORE);
+    long packet[PACKET], answer[3];
+    PMPI_Recv(packet, PACKET, MPI_LONG, origin, TAG_OFFLOAD, job, MPI_STATUS_IGNORE);
     struct ghost_window *w = ghost_find(packet[5], packet[6], 0);
     long result = EINVAL;
-    if (w && packet[4] >= 0 && packet[3] >= 0 && packet[4] + packet[3] <= w->frame.host_length) {
-        char *here = w->frame.host_base + packet[4];
-        char *there = (char *)(intptr_t)packet[2];
-        long left = packet[3];
-        result = 0;
-        while (left > 0) {
-            struct iovec local = {here, (size_t)left}, remote = {there, (size_t)left};
-            ssize_t moved = packet[0]
-                                ? process_vm_writev((pid_t)packet[1], &local, 1, &remote, 1, 0)
-                                : process_vm_readv((pid_t)packet[1], &local, 1, &remote, 1, 0);
-            if (moved <= 0) {
-                result = moved < 0 ? errno : EIO;
-                break;
-            }
-            here += moved;
-            there += moved;
-            left -= moved;
-        }
-    }
+    if (w && packet[4] >= 0 && packet[3] >= 0 && packet[7] > 0)
+        result = ghost_offload_across(w, packet);
+    else if (w && packet[4] >= 0 && packet[3] >= 0 && packet[4] + packet[3] <= w->frame.host_length)
+        result = copy_with(packet[1], (int)packet[0], w->frame.host_base + packet[4],
+                           (char *)(intptr_t)packet[2], packet[3]);
     answer[0] = packet[5];
     answer[1] = packet[6];
     answer[2] = result;
@@ -355,7 +403,7 @@ static void ghost_execute(MPI_Comm job, const int *command)
     } else if (command[0] == COMMAND_FREE) {
         struct ghost_window *w = ghost_find(command[1], command[4], 1);
         if (w) {
-            frame_free(&w->frame, 0);
+            frame_free(&w->frame);
             free(w);
             atomic_fetch_sub(&ghost_served, 1);
         }
@@ -597,6 +645,7 @@ int tdm_served_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Co
     TDM_CALL_MPI(*rc, frame_make(&s->frame, members, s->size, s->ghosts, s->nghosts, head[1],
                                  rounded, &base, &me));
     me.disp_unit = disp_unit;
+    me.length = size;
     me.host = s->host = tdm_world_host_of(members[s->rank]);
     s->root = members[0];
     s->own_ghost = s->ghosts[me.ghost - s->size];
@@ -680,7 +729,7 @@ int tdm_served_free(MPI_Win *win, int *rc)
         free(command);
     }
     *rc = PMPI_Win_free(&s->user);
-    frame_free(&s->frame, 1);
+    frame_free(&s->frame);
     PMPI_Comm_free(&s->comm);
     served_release(s);
     *win = MPI_WIN_NULL;
@@ -766,11 +815,12 @@ int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin
         return 0;
     const struct target *t = &s->targets[rank];
     long long bytes = contiguous_bytes(origin_count, origin_datatype);
-    MPI_Aint offset = t->offset + disp * t->disp_unit;
-    if (t->host != s->host || bytes < limit ||
-        bytes != contiguous_bytes(target_count, target_datatype) || disp < 0 ||
-        offset + bytes > s->frame.host_length || !confirm(s, rank))
+    int across = t->host != s->host;
+    /* Out of the target's part: the MPI library's error, on its own call. */
+    if (bytes < limit || bytes != contiguous_bytes(target_count, target_datatype) || disp < 0 ||
+        disp * t->disp_unit + bytes > t->length || (across && bytes > INT_MAX) || !confirm(s, rank))
         return 0;
+    MPI_Aint offset = t->offset + disp * t->disp_unit;
     if (s->nhanded == s->handed_room) {
         int room = s->handed_room ? 2 * s->handed_room : 16;
         struct handed *grown = malloc(sizeof *grown * (size_t)room);
@@ -784,18 +834,23 @@ int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin
         s->first_handed = 0;
     }
     struct handed *h = &s->handed[(s->first_handed + s->nhanded) % s->handed_room];
-    long packet[8] = {
-        get, (long)getpid(), (long)(intptr_t)origin, (long)bytes, (long)offset, s->id, s->root, 0};
+    long packet[PACKET] = {
+        get,   (long)getpid(), (long)(intptr_t)origin,    (long)bytes, (long)offset,
+        s->id, s->root,        across ? t->ghost + 1 : 0, rank};
     memcpy(h->packet, packet, sizeof packet);
-    if (PMPI_Send(packet, 8, MPI_LONG, s->own_ghost, TAG_OFFLOAD, tdm_world_job()) != MPI_SUCCESS)
+    if (PMPI_Send(packet, PACKET, MPI_LONG, s->own_ghost, TAG_OFFLOAD, tdm_world_job()) !=
+        MPI_SUCCESS)
         return 0;
     s->nhanded++;
     atomic_fetch_add_explicit(&offloaded, 1, memory_order_relaxed);
+    if (across)
+        atomic_fetch_add_explicit(&offloaded_across, 1, memory_order_relaxed);
     return 1;
 }
 
-long tdm_served_offloaded(void)
+long tdm_served_offloaded(long *across)
 {
+    *across = atomic_load_explicit(&offloaded_across, memory_order_relaxed);
     return atomic_load_explicit(&offloaded, memory_order_relaxed);
 }
 
@@ -820,11 +875,16 @@ static int take_answer(void)
         static int said;
         if (!said && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
             tdm_log_info("origin offload: the progress process could not reach this process's "
-                         "memory (%s): the origin copies itself",
+                         "memory (%s): the origin does the operation itself",
                          strerror((int)answer[2]));
         said = 1;
         char *there = s->frame.host_base + packet[4], *here = (char *)(intptr_t)packet[2];
-        if (packet[0])
+        if (packet[7] > 0) /* to another host: through the MPI library, completed by the sync */
+            rc = packet[0] ? PMPI_Get(here, (int)packet[3], MPI_BYTE, (int)packet[7] - 1, packet[4],
+                                      (int)packet[3], MPI_BYTE, window_to(s, (int)packet[8]))
+                           : PMPI_Put(here, (int)packet[3], MPI_BYTE, (int)packet[7] - 1, packet[4],
+                                      (int)packet[3], MPI_BYTE, window_to(s, (int)packet[8]));
+        else if (packet[0])
             memcpy(here, there, (size_t)packet[3]);
         else
             memcpy(there, here, (size_t)packet[3]);
@@ -832,7 +892,7 @@ static int take_answer(void)
     atomic_thread_fence(memory_order_seq_cst);
     s->first_handed = (s->first_handed + 1) % s->handed_room;
     s->nhanded--;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* Before a synchronisation of 's' returns: every operation handed over is

@@ -61,8 +61,9 @@ static inline void tdm_served_route(MPI_Win *win, int *rank, MPI_Aint *disp)
         tdm_served_route_slow(win, rank, disp);
 }
 
-/* How many operations this process handed to its progress processes. */
-long tdm_served_offloaded(void);
+/* How many operations this process handed to its progress processes; of
+   them, '*across' to ranks of other hosts. */
+long tdm_served_offloaded(long *across);
 
 int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
                             MPI_Datatype origin_datatype, int rank, MPI_Aint disp,

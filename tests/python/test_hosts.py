@@ -404,8 +404,10 @@ def test_heavy_pairs_come_together_with_progress_processes_on_each_host(family):
 def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
     """MPICH, 2 hosts x (1 rank + 1 progress process), no progress thread:
     the one-sided matrix gives every byte as computed with its
-    MPI_Win_allocate windows served by the progress processes (the other
-    host's over TCP, its own host's handed over by the origin offload), and a
+    MPI_Win_allocate windows served by the progress processes (every
+    contiguous put and get handed over by the origin offload: its own
+    host's copied, the other host's carried to that host's progress process
+    over TCP), and a
     passive target that computes without MPI calls is served from the other
     host (MPICH alone never lets the origin's puts land)."""
     build = build_for("mpich")
@@ -417,6 +419,7 @@ def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
     assert result.stdout.endswith("== ok\n"), result.stdout
     assert "the progress processes serve the window" in result.stderr
     assert re.search(r"[1-9]\d* one-sided operations handed to them", result.stderr)
+    assert re.search(r"[1-9]\d* of them to other hosts", result.stderr), result.stderr
     passive = [program_path(build, "test_rma_passive_target"), "allocate"]
     result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
