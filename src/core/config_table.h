@@ -113,11 +113,12 @@ TDM_CONFIG(GHOSTS, "TANDEM_GHOSTS", INT, "0", 0, 64, NULL,
            "than G processes.")
 TDM_CONFIG(RMA_OFFLOAD_LIMIT, "TANDEM_RMA_OFFLOAD_LIMIT", SIZE, "64k", 0, 1LL << 40, NULL,
            "With progress processes serving a window (TANDEM_GHOSTS): an MPI_Put or MPI_Get "
-           "of at least this many contiguous bytes between ranks of one host is handed to the "
-           "origin's own progress process, which copies the data between the origin's memory "
-           "and the target's (Linux's process_vm_readv/writev) while the origin computes; the "
-           "origin's next flush, unlock or fence waits for its answer (DART-MPI's origin "
-           "offload). 0: never.",
+           "of at least this many contiguous bytes is handed to the origin's own progress "
+           "process while the origin computes, which copies the data between the origin's "
+           "memory and the target's (Linux's process_vm_readv/writev) where the target is on "
+           "the origin's host, and carries the operation out to the target host's progress "
+           "process where it is not; the origin's next flush, unlock or fence waits for its "
+           "answer (DART-MPI's origin offload). 0: never.",
            "0 where the origin has nothing to compute between an operation and its flush.")
 TDM_CONFIG(REORDER, "TANDEM_REORDER", STRING, "", 0, 0, NULL,
            "A MAPPING file of tandem place: the processes stay where they were started, and "
