@@ -3,8 +3,8 @@
  * to the next one around a ring and checks what it got, an MPI_Allreduce
  * sums the ranks, and rank 0 prints one JSON object with the library's
  * version, the thread level granted, whether Tandem is loaded and active,
- * and where each rank runs (its CPU, and how many CPUs it may run on: 1 when
- * the launcher bound it to a core).
+ * and where each rank runs (its host, its CPU, and how many CPUs it may run
+ * on: 1 when the launcher bound it to a core).
  *
  *   tandem-hello
  */
@@ -20,7 +20,7 @@
 extern const char *tandem_version(void) __attribute__((weak));
 extern int tandem_active(void) __attribute__((weak));
 
-enum { RING_BYTES = 1 << 20 };
+enum { RING_BYTES = 1 << 20, NAME_BYTES = 64 };
 
 int main(int argc, char **argv)
 {
@@ -47,6 +47,10 @@ int main(int argc, char **argv)
         place[1] = CPU_COUNT(&allowed);
     int *places = rank == 0 ? malloc(sizeof place * (size_t)size) : NULL;
     MPI_Gather(place, 2, MPI_INT, places, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    char name[NAME_BYTES] = "", *names = rank == 0 ? malloc(NAME_BYTES * (size_t)size) : NULL;
+    gethostname(name, sizeof name - 1);
+    name[strcspn(name, "\"\\")] = '\0';
+    MPI_Gather(name, NAME_BYTES, MPI_CHAR, names, NAME_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD);
 
     if (rank == 0) {
         char version[MPI_MAX_LIBRARY_VERSION_STRING], host[256] = "";
@@ -67,10 +71,14 @@ int main(int argc, char **argv)
         printf("], \"cpus_allowed\": [");
         for (int r = 0; r < size; r++)
             printf("%s%d", r ? ", " : "", places[2 * r + 1]);
+        printf("], \"hosts\": [");
+        for (int r = 0; r < size; r++)
+            printf("%s\"%s\"", r ? ", " : "", names + NAME_BYTES * r);
         printf("]}\n");
         fflush(stdout);
     }
     free(places);
+    free(names);
     free(out);
     free(in);
     MPI_Finalize();

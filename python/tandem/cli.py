@@ -208,17 +208,25 @@ def command_run(args: argparse.Namespace) -> int:
         )
     check_hosts_options(args)
     if args.hosts is not None and placement is not None:
-        raise TandemError(
-            "--hosts with --placement: not combined yet; the simulated hosts place the ranks "
-            "block-wise themselves (drop one of them)"
-        )
+        if args.host_names is not None:
+            raise TandemError(
+                "--host-names with --hosts: the mapping's hosts become the simulated hosts "
+                "h1, h2, ... in order; drop --host-names"
+            )
+        if len(placement.hosts) > args.hosts:
+            raise TandemError(
+                f"--hosts {args.hosts}: the mapping {args.placement} places ranks on "
+                f"{len(placement.hosts)} hosts; give --hosts {len(placement.hosts)} or more"
+            )
     prefix = monitor_prefix(args)
     env = tandem_env(args)
     if args.ghosts:  # launched beside the ranks, last on the host (core/world.h)
         env["TANDEM_GHOSTS"] = str(args.ghosts)
     words = [str(path)] + program[1:]
     if args.hosts is not None:  # G progress processes on each host, last on it
-        return run_on_hosts(args, build, nprocs + args.ghosts * args.hosts, words, prefix, env)
+        return run_on_hosts(
+            args, build, nprocs + args.ghosts * args.hosts, words, prefix, env, placement
+        )
     if placement is None:
         command = launch_command(
             build, nprocs + args.ghosts, words, not args.no_tandem, env, args.launcher_arg
@@ -251,17 +259,33 @@ def placement_of_run(args: argparse.Namespace):
     return placement
 
 
-def run_on_hosts(args, build, nprocs: int, words: list[str], prefix, env) -> int:
+def run_on_hosts(args, build, nprocs: int, words: list[str], prefix, env, placement=None) -> int:
     """tandem run --hosts: the launch on hosts made for it, which exist only
-    while tandem runs (so no --dry-run), and go however it ends."""
+    while tandem runs (so no --dry-run), and go however it ends. With a
+    placement, its host i is simulated host i + 1 and each rank starts on
+    the core it names there (the hosts share this machine's cores)."""
+    from . import mapping
+
     if args.dry_run:
         raise TandemError(
             "--dry-run cannot show a launch on --hosts: the hosts, and the agent their "
             "launcher needs, exist only while tandem runs"
         )
     with ending_signals_stop(), on_hosts(args.hosts, args.link) as net:
+        placed, launcher_args, count = [], args.launcher_arg, nprocs
+        if placement is not None:
+            placement = mapping.with_hosts(placement, [h.name for h in net.hosts])
+            placed, words = placement_arguments(build, placement, words, net.directory)
+            launcher_args = placed + args.launcher_arg
+            count = nprocs if words else None  # Hydra's -configfile says it per line
         command = net.launch_command(
-            build, nprocs, words, not args.no_tandem, env, args.launcher_arg
+            build,
+            count,
+            words,
+            not args.no_tandem,
+            env,
+            launcher_args,
+            placed=placement is not None,
         )
         if not args.quiet:
             print(hosts_line(net, nprocs), file=sys.stderr)

@@ -330,17 +330,21 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             "--",
         ]
 
-    def launcher_settings(self, build: Build, nprocs: int) -> tuple[list[str], dict[str, str]]:
+    def launcher_settings(
+        self, build: Build, nprocs: int, placed: bool = False
+    ) -> tuple[list[str], dict[str, str]]:
         """The launcher's arguments and the ranks' variables that place
         'nprocs' ranks block-wise on the hosts, through the agent, with TCP
-        between hosts over DEVICE and shared memory as the MPI chooses inside."""
+        between hosts over DEVICE and shared memory as the MPI chooses inside.
+        'placed': the caller's launcher arguments place the ranks (a rankfile,
+        Hydra's machinefile or configfile naming these hosts): no host list
+        or binding of the hosts' own."""
         counts = placement(nprocs, self.count)
         host_list = ",".join(f"{h.name}:{n}" for h, n in zip(self.hosts, counts) if n)
         if build.family == "Open MPI":
+            where = [] if placed else ["--host", host_list, *self.core_binding(nprocs)]
             return [
-                "--host",
-                host_list,
-                *self.core_binding(nprocs),
+                *where,
                 "--mca",
                 "plm_rsh_agent",
                 str(self.agent),
@@ -358,7 +362,8 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
                 DEVICE,
             ], {}
         launcher = ["-launcher", "ssh", "-launcher-exec", str(self.agent)]
-        return launcher + ["-hosts", host_list, "-iface", DEVICE], {
+        where = [] if placed else ["-hosts", host_list]
+        return launcher + where + ["-iface", DEVICE], {
             "UCX_TLS": "self,sm,tcp",
             "UCX_NET_DEVICES": DEVICE,
         }
@@ -390,10 +395,12 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
         env: dict[str, str] | None = None,
         launcher_args: list[str] | None = None,
         cwd: str | os.PathLike | None = None,
+        placed: bool = False,
     ) -> list[str]:
         """launch.launch_command on the hosts: the same ranks' variables and
-        launcher arguments (after the hosts' own), run on host 1."""
-        args, rank_env = self.launcher_settings(build, nprocs)
+        launcher arguments (after the hosts' own), run on host 1; 'placed' as
+        in launcher_settings ('nprocs' None: Hydra's configfile says it)."""
+        args, rank_env = self.launcher_settings(build, nprocs or 1, placed)
         command = launch_command(
             build,
             nprocs,

@@ -60,9 +60,10 @@ def placement_arguments(
     """The launcher's arguments and the program's words that start each rank
     where 'placement' says (docs/PLACEMENT.md), its files written into
     'directory': Open MPI's --rankfile; Hydra's machinefile (-f) with
-    -bind-to user:LIST, or where no single list binds every rank, a
-    -configfile with one line per rank that binds it through taskset (the
-    program's words then go into that file, and the command has none).
+    -bind-to user:LIST, or where no single list binds every rank, the
+    machinefile with a -configfile of one line per rank that binds it
+    through taskset (the program's words then go into that file, and the
+    command has none).
 
     The hosts are the placement's own names; with_hosts() gives it the
     MPI's host list or simulated hosts first."""
@@ -75,9 +76,11 @@ def placement_arguments(
         path = directory / "machinefile"
         path.write_text(hydra_machinefile(placement))
         return ["-f", str(path), "-bind-to", binding], program
+    hosts = directory / "machinefile"
+    hosts.write_text(hydra_machinefile(placement))
     path = directory / "configfile"
     path.write_text(hydra_configfile(placement, program))
-    return ["-configfile", str(path)], []
+    return ["-f", str(hosts), "-configfile", str(path)], []
 
 
 def launcher_variables(build: Build) -> dict[str, str]:

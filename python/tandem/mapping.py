@@ -199,9 +199,11 @@ def hydra_machinefile(placement: Placement) -> str:
 
 
 def hydra_configfile(placement: Placement, program: list[str]) -> str:
-    """Hydra's -configfile: one line per rank, `-n 1 -host HOST taskset -c CPU
-    PROGRAM ARGS`, for a mapping that no single -bind-to user:LIST expresses
-    (Hydra splits its lines at blanks: no word of the program may hold one)."""
+    """Hydra's -configfile: one line per rank, `-n 1 taskset -c CPU PROGRAM
+    ARGS`, for a mapping that no single -bind-to user:LIST expresses, with the
+    machinefile (-f) saying each rank's host: Hydra 4.0.2 started every line
+    on the first line's host when the lines named their hosts (`-host`).
+    (Hydra splits its lines at blanks: no word of the program may hold one.)"""
     bad = [word for word in program if not word or any(c.isspace() or c in "'\"" for c in word)]
     if bad:
         raise TandemError(
@@ -210,10 +212,7 @@ def hydra_configfile(placement: Placement, program: list[str]) -> str:
             "user:LIST binds it)"
         )
     words = " ".join(program)
-    return "".join(
-        f"-n 1 -host {placement.hosts[placement.host[r]]} taskset -c {placement.cpu[r]} {words}\n"
-        for r in range(placement.ranks)
-    )
+    return "".join(f"-n 1 taskset -c {placement.cpu[r]} {words}\n" for r in range(placement.ranks))
 
 
 def hydra_text(placement: Placement) -> str:
@@ -225,10 +224,11 @@ def hydra_text(placement: Placement) -> str:
         return text + f"# mpiexec -f THIS_FILE -bind-to {binding} -n {placement.ranks} PROGRAM\n"
     return text + (
         "# no single -bind-to user:LIST binds this mapping (a host's runs of ranks need other "
-        "CPUs);\n# bind each rank: mpiexec -configfile FILE, FILE holding per rank "
-        "`-n 1 -host HOST taskset -c CPU PROGRAM`:\n"
+        "CPUs);\n# bind each rank: mpiexec -f THIS_FILE -configfile FILE, FILE holding per rank "
+        "`-n 1 taskset -c CPU PROGRAM`:\n"
         + "".join(
-            f"#   rank {r}: -host {placement.hosts[placement.host[r]]} taskset -c {placement.cpu[r]}\n"
+            f"#   rank {r} (on {placement.hosts[placement.host[r]]}): taskset -c "
+            f"{placement.cpu[r]}\n"
             for r in range(placement.ranks)
         )
     )

@@ -339,14 +339,15 @@ def test_hydra_writer_without_one_binding_list(tmp_path):
     assert mapping.hydra_machinefile(placed) == "a:1\nb:1\na:1\nb:1\n"
     assert mapping.hydra_binding(placed) is None
     assert mapping.hydra_configfile(placed, ["/bin/app", "-x", "3"]) == (
-        "-n 1 -host a taskset -c 1 /bin/app -x 3\n"
-        "-n 1 -host b taskset -c 0 /bin/app -x 3\n"
-        "-n 1 -host a taskset -c 0 /bin/app -x 3\n"
-        "-n 1 -host b taskset -c 1 /bin/app -x 3\n"
+        "-n 1 taskset -c 1 /bin/app -x 3\n"
+        "-n 1 taskset -c 0 /bin/app -x 3\n"
+        "-n 1 taskset -c 0 /bin/app -x 3\n"
+        "-n 1 taskset -c 1 /bin/app -x 3\n"
     )
     text = mapping.hydra_text(placed)
     assert text.startswith("a:1\nb:1\na:1\nb:1\n# no single -bind-to user:LIST")
-    assert "#   rank 3: -host b taskset -c 1\n" in text
+    assert "mpiexec -f THIS_FILE -configfile FILE" in text
+    assert "#   rank 3 (on b): taskset -c 1\n" in text
     with pytest.raises(TandemError, match="holds a blank or a quote"):
         mapping.hydra_configfile(placed, ["/bin/app", "two words"])
 
