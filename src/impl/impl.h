@@ -62,6 +62,19 @@ int tdm_impl_f_is_weights_empty(const MPI_Fint *address);
    behalf). */
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
 
+/* A generalized request whose 'poll' the MPI library calls while a test on
+   it runs, and 'wait' in a wait for it (MPICH's MPIX_Grequest_start), so
+   that something outside the library can complete it
+   (MPI_Grequest_complete) without a thread of its own. Returns
+   MPI_ERR_UNSUPPORTED_OPERATION where the library has none (Open MPI).
+   Application threads. */
+int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free,
+                             MPI_Grequest_cancel_function *cancel,
+                             int (*poll)(void *state, MPI_Status *status),
+                             int (*wait)(int count, void **states, double timeout,
+                                         MPI_Status *status),
+                             void *state, MPI_Request *request);
+
 /* PMPI_Type_size, without the call where the handle itself states the size:
    MPICH's predefined datatypes. Tandem sizes every intercepted
    point-to-point operation (the eager limit, the lending waits, the

@@ -90,6 +90,16 @@ int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
            (&f08_weights_empty && address == &f08_weights_empty);
 }
 
+int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free,
+                             MPI_Grequest_cancel_function *cancel,
+                             int (*poll)(void *state, MPI_Status *status),
+                             int (*wait)(int count, void **states, double timeout,
+                                         MPI_Status *status),
+                             void *state, MPI_Request *request)
+{
+    return MPIX_Grequest_start(query, free, cancel, poll, wait, state, request);
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);

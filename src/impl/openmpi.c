@@ -85,6 +85,17 @@ int tdm_impl_f_is_weights_empty(const MPI_Fint *address)
    MPI_Waitall is left alone. (A loop of MPI_Waitsome calls, the earlier
    workaround, scanned the whole array once per completion: it cost a third of
    the 8-byte message rate.) */
+int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free,
+                             MPI_Grequest_cancel_function *cancel,
+                             int (*poll)(void *state, MPI_Status *status),
+                             int (*wait)(int count, void **states, double timeout,
+                                         MPI_Status *status),
+                             void *state, MPI_Request *request)
+{
+    (void)query, (void)free, (void)cancel, (void)poll, (void)wait, (void)state, (void)request;
+    return MPI_ERR_UNSUPPORTED_OPERATION;
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     if (count <= 1 || tdm_mpi_thread_level < MPI_THREAD_MULTIPLE || !requests)

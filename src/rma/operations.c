@@ -11,7 +11,9 @@
  * completion, which the application's MPI_Wait or MPI_Test reads from it).
  * Operations without a request complete at a flush or unlock, a call that
  * progresses on its own; until then the thread moves them while it serves
- * the window (core/progress.c). Application threads.
+ * the window (core/progress.c). Contiguous puts and gets, with a request
+ * or without, may instead be handed to the origin's progress process
+ * whole (origin offload, rma/served.h). Application threads.
  */
 #include <mpi.h>
 
@@ -44,6 +46,9 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                               MPI_Request *request)                                                \
     {                                                                                              \
         (void)lang;                                                                                \
+        if (tdm_served_offload(win, 0, origin_addr, origin_count, origin_datatype, target_rank,    \
+                               target_disp, target_count, target_datatype, request))               \
+            return MPI_SUCCESS;                                                                    \
         tdm_served_route(&win, &target_rank, &target_disp);                                        \
         return posted(PMPI_Rput##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
                                         target_disp, target_count, target_datatype, win, request), \
@@ -55,6 +60,9 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                               MPI_Request *request)                                                \
     {                                                                                              \
         (void)lang;                                                                                \
+        if (tdm_served_offload(win, 1, origin_addr, origin_count, origin_datatype, target_rank,    \
+                               target_disp, target_count, target_datatype, request))               \
+            return MPI_SUCCESS;                                                                    \
         tdm_served_route(&win, &target_rank, &target_disp);                                        \
         return posted(PMPI_Rget##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
                                         target_disp, target_count, target_datatype, win, request), \
@@ -105,7 +113,7 @@ int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count
     {                                                                                             \
         (void)lang;                                                                               \
         if (tdm_served_offload(win, 0, origin_addr, origin_count, origin_datatype, target_rank,   \
-                               target_disp, target_count, target_datatype))                       \
+                               target_disp, target_count, target_datatype, NULL))                 \
             return MPI_SUCCESS;                                                                   \
         tdm_served_route(&win, &target_rank, &target_disp);                                       \
         return PMPI_Put##suffix(origin_addr, origin_count, origin_datatype, target_rank,          \
@@ -117,7 +125,7 @@ int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count
     {                                                                                             \
         (void)lang;                                                                               \
         if (tdm_served_offload(win, 1, origin_addr, origin_count, origin_datatype, target_rank,   \
-                               target_disp, target_count, target_datatype))                       \
+                               target_disp, target_count, target_datatype, NULL))                 \
             return MPI_SUCCESS;                                                                   \
         tdm_served_route(&win, &target_rank, &target_disp);                                       \
         return PMPI_Get##suffix(origin_addr, origin_count, origin_datatype, target_rank,          \

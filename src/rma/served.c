@@ -74,9 +74,18 @@ struct target {
    target's rank in the program's communicator (the origin's own use). */
 enum { PACKET = 9 };
 
+/* The request of a request-based operation handed over (MPI_Rput,
+   MPI_Rget): a generalized request completed with the operation's answer. */
+struct handed_request {
+    MPI_Request request;
+    int done;     /* the answer came: MPI_Grequest_complete was called */
+    int released; /* the MPI library freed the request (request_free) */
+};
+
 /* An operation handed over, until its answer. */
 struct handed {
     long packet[PACKET];
+    struct handed_request *request; /* NULL: completed by a synchronisation */
 };
 
 struct served {
@@ -105,6 +114,7 @@ struct served {
 };
 
 static int settle(struct served *s);
+static int take_answer(struct handed_request **completed);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct served *windows;
@@ -805,9 +815,68 @@ static int confirm(struct served *s, int rank)
     return rc == MPI_SUCCESS;
 }
 
+/* The generalized request of a request-based operation handed over: the
+   MPI library calls these from the application's waits and tests on it. */
+static int request_query(void *state, MPI_Status *status)
+{
+    (void)state;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+static int request_free(void *state)
+{
+    struct handed_request *r = state;
+    r->released = 1;
+    if (r->done)
+        free(r);
+    return MPI_SUCCESS;
+}
+
+static int request_cancel(void *state, int complete)
+{
+    (void)state, (void)complete;
+    return MPI_SUCCESS; /* an operation handed over runs to its end */
+}
+
+/* Take the answers that have come, until this request's. */
+static int request_poll(void *state, MPI_Status *status)
+{
+    struct handed_request *r = state, *completed = NULL;
+    (void)status;
+    int rc = MPI_SUCCESS, flag = 1;
+    if (r->done)
+        return MPI_SUCCESS;
+    while (completed != r && rc == MPI_SUCCESS) {
+        rc = PMPI_Iprobe(MPI_ANY_SOURCE, TAG_ANSWER, tdm_world_job(), &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || !flag)
+            break;
+        rc = take_answer(&completed);
+    }
+    return rc;
+}
+
+/* Take the answers, waiting for them, until each of these requests' has come
+   ('timeout' unused: an answer always comes). */
+static int request_wait(int count, void **states, double timeout, MPI_Status *status)
+{
+    (void)timeout, (void)status;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        struct handed_request *r = states[i], *completed = NULL;
+        while (!r->done && completed != r && rc == MPI_SUCCESS)
+            rc = take_answer(&completed);
+    }
+    return rc;
+}
+
 int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
                             MPI_Datatype origin_datatype, int rank, MPI_Aint disp,
-                            MPI_Count target_count, MPI_Datatype target_datatype)
+                            MPI_Count target_count, MPI_Datatype target_datatype,
+                            MPI_Request *request)
 {
     long long limit = TDM_CONFIG_NUMBER(RMA_OFFLOAD_LIMIT);
     struct served *s = limit > 0 ? find(win) : NULL;
@@ -834,13 +903,32 @@ int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin
         s->first_handed = 0;
     }
     struct handed *h = &s->handed[(s->first_handed + s->nhanded) % s->handed_room];
+    h->request = NULL;
+    if (request) {
+        h->request = calloc(1, sizeof *h->request);
+        if (!h->request || tdm_impl_grequest_polled(request_query, request_free, request_cancel,
+                                                    request_poll, request_wait, h->request,
+                                                    &h->request->request) != MPI_SUCCESS) {
+            free(h->request);
+            return 0;
+        }
+    }
     long packet[PACKET] = {
         get,   (long)getpid(), (long)(intptr_t)origin,    (long)bytes, (long)offset,
         s->id, s->root,        across ? t->ghost + 1 : 0, rank};
     memcpy(h->packet, packet, sizeof packet);
     if (PMPI_Send(packet, PACKET, MPI_LONG, s->own_ghost, TAG_OFFLOAD, tdm_world_job()) !=
-        MPI_SUCCESS)
+        MPI_SUCCESS) {
+        if (h->request) { /* never given to the program: complete and free it */
+            MPI_Request unused = h->request->request;
+            h->request->done = 1;
+            PMPI_Grequest_complete(unused);
+            PMPI_Request_free(&unused);
+        }
         return 0;
+    }
+    if (request)
+        *request = h->request->request;
     s->nhanded++;
     atomic_fetch_add_explicit(&offloaded, 1, memory_order_relaxed);
     if (across)
@@ -855,9 +943,11 @@ long tdm_served_offloaded(long *across)
 }
 
 /* One answer of a progress process to this rank, for whichever window: the
-   oldest operation of that window is done, or copied here if it refused. */
-static int take_answer(void)
+   oldest operation of that window is done, or carried out here if it
+   refused; its request, if it has one, completed ('*completed'). */
+static int take_answer(struct handed_request **completed)
 {
+    *completed = NULL;
     long answer[3];
     int rc = PMPI_Recv(answer, 3, MPI_LONG, MPI_ANY_SOURCE, TAG_ANSWER, tdm_world_job(),
                        MPI_STATUS_IGNORE);
@@ -871,6 +961,7 @@ static int take_answer(void)
     if (!s)
         return MPI_ERR_INTERN;
     const long *packet = s->handed[s->first_handed].packet;
+    struct handed_request *request = s->handed[s->first_handed].request;
     if (answer[2] != 0) {
         static int said;
         if (!said && TDM_CONFIG_NUMBER(VERBOSE) >= 1)
@@ -879,12 +970,14 @@ static int take_answer(void)
                          strerror((int)answer[2]));
         said = 1;
         char *there = s->frame.host_base + packet[4], *here = (char *)(intptr_t)packet[2];
-        if (packet[7] > 0) /* to another host: through the MPI library, completed by the sync */
-            rc = packet[0] ? PMPI_Get(here, (int)packet[3], MPI_BYTE, (int)packet[7] - 1, packet[4],
-                                      (int)packet[3], MPI_BYTE, window_to(s, (int)packet[8]))
-                           : PMPI_Put(here, (int)packet[3], MPI_BYTE, (int)packet[7] - 1, packet[4],
-                                      (int)packet[3], MPI_BYTE, window_to(s, (int)packet[8]));
-        else if (packet[0])
+        if (packet[7] > 0) { /* to another host: through the MPI library */
+            MPI_Win w = window_to(s, (int)packet[8]);
+            int target = (int)packet[7] - 1, bytes = (int)packet[3];
+            rc = packet[0] ? PMPI_Get(here, bytes, MPI_BYTE, target, packet[4], bytes, MPI_BYTE, w)
+                           : PMPI_Put(here, bytes, MPI_BYTE, target, packet[4], bytes, MPI_BYTE, w);
+            if (rc == MPI_SUCCESS && request) /* its request completes now, not at a sync */
+                rc = PMPI_Win_flush(target, w);
+        } else if (packet[0])
             memcpy(here, there, (size_t)packet[3]);
         else
             memcpy(there, here, (size_t)packet[3]);
@@ -892,6 +985,16 @@ static int take_answer(void)
     atomic_thread_fence(memory_order_seq_cst);
     s->first_handed = (s->first_handed + 1) % s->handed_room;
     s->nhanded--;
+    if (request) {
+        /* A request the program freed before its end is freed here: the
+           MPI library called request_free already. */
+        int released = request->released;
+        request->done = 1;
+        PMPI_Grequest_complete(request->request);
+        *completed = request;
+        if (released)
+            free(request);
+    }
     return rc;
 }
 
@@ -900,8 +1003,9 @@ static int take_answer(void)
 static int settle(struct served *s)
 {
     int rc = MPI_SUCCESS;
+    struct handed_request *completed;
     while (s->nhanded > 0 && rc == MPI_SUCCESS)
-        rc = take_answer();
+        rc = take_answer(&completed);
     return rc;
 }
 

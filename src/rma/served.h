@@ -67,22 +67,27 @@ long tdm_served_offloaded(long *across);
 
 int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
                             MPI_Datatype origin_datatype, int rank, MPI_Aint disp,
-                            MPI_Count target_count, MPI_Datatype target_datatype);
+                            MPI_Count target_count, MPI_Datatype target_datatype,
+                            MPI_Request *request);
 
-/* MPI_Put ('get' 0) or MPI_Get ('get' 1) on a served window: hand it to
-   this rank's progress process (origin offload, TANDEM_RMA_OFFLOAD_LIMIT)
-   and return 1 where the target is on this host, both sides contiguous and
-   the size at least the limit; else 0, and the caller routes it. The next
-   synchronisation of the window waits for it. */
+/* MPI_Put ('get' 0) or MPI_Get ('get' 1) on a served window, or their
+   request-based forms ('request' not NULL): hand it to this rank's progress
+   process (origin offload, TANDEM_RMA_OFFLOAD_LIMIT) and return 1 where
+   both sides are contiguous, inside the target's part and the size at
+   least the limit (to a rank of another host: at most 2 GiB); else 0, and
+   the caller routes it. The next synchronisation of the window waits for
+   it; a request-based one's '*request' is a generalized request that the
+   progress process's answer completes (MPICH). */
 static inline int tdm_served_offload(MPI_Win win, int get, const void *origin,
                                      MPI_Count origin_count, MPI_Datatype origin_datatype, int rank,
                                      MPI_Aint disp, MPI_Count target_count,
-                                     MPI_Datatype target_datatype)
+                                     MPI_Datatype target_datatype, MPI_Request *request)
 {
     if (TDM_LIKELY(atomic_load_explicit(&tdm_served_windows, memory_order_relaxed) == 0))
         return 0;
     return tdm_served_offload_slow(win, get, (void *)(intptr_t)origin, origin_count,
-                                   origin_datatype, rank, disp, target_count, target_datatype);
+                                   origin_datatype, rank, disp, target_count, target_datatype,
+                                   request);
 }
 
 #endif

@@ -444,7 +444,8 @@ def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
     MPI_Win_allocate windows served by the progress processes (every
     contiguous put and get handed over by the origin offload: its own
     host's copied, the other host's carried to that host's progress process
-    over TCP), and a
+    over TCP), request-based puts and gets so handed over complete as
+    requests, and a
     passive target that computes without MPI calls is served from the other
     host (MPICH alone never lets the origin's puts land)."""
     build = build_for("mpich")
@@ -456,6 +457,11 @@ def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
     assert result.stdout.endswith("== ok\n"), result.stdout
     assert "the progress processes serve the window" in result.stderr
     assert re.search(r"[1-9]\d* one-sided operations handed to them", result.stderr)
+    assert re.search(r"[1-9]\d* of them to other hosts", result.stderr), result.stderr
+    requests = [program_path(build, "test_rma_requests")]
+    result = launch_on_hosts(simulated_hosts, build, 4, requests, env, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(" bytes, 0 wrong") == 4 and result.stdout.endswith("== ok\n")
     assert re.search(r"[1-9]\d* of them to other hosts", result.stderr), result.stderr
     passive = [program_path(build, "test_rma_passive_target"), "allocate"]
     result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
