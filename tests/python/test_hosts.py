@@ -28,6 +28,7 @@ from test_cli_signals import (
     start_tandem,
     wait_until,
 )
+from test_place import reversed_mapping
 
 SIZES = [0, 1, 8, 64, 1024, 4096, 12288, 65535, 65536, 262144, 262145, 1 << 20, 4 << 20]
 # Tandem's collectives on the slots wherever they serve (the built-in choice
@@ -109,22 +110,6 @@ def test_the_hosts_are_separate_network_stacks_and_names(simulated_hosts):
     assert len(seen) == len(simulated_hosts.hosts)
 
 
-CROSSWISE = {
-    "format": "tandem-placement",
-    "version": 1,
-    "ranks": 4,
-    "hosts": ["a", "b"],
-    "cores_per_host": 2,
-    "algorithm": "hand",
-    "mapping": [
-        {"rank": 0, "host": 1, "core": 1, "cpu": 1},
-        {"rank": 1, "host": 0, "core": 0, "cpu": 0},
-        {"rank": 2, "host": 1, "core": 0, "cpu": 0},
-        {"rank": 3, "host": 0, "core": 1, "cpu": 1},
-    ],
-}
-
-
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the mapping names CPUs 0 and 1")
 @pytest.mark.parametrize("family", ["openmpi", "mpich"])
 def test_a_placement_starts_each_rank_on_its_host_and_core(tmp_path, family):
@@ -132,16 +117,15 @@ def test_a_placement_starts_each_rank_on_its_host_and_core(tmp_path, family):
     host i + 1, each rank bound to its core there (Open MPI's rankfile;
     Hydra's machinefile with a taskset line per rank, as no single
     -bind-to list binds this mapping)."""
-    mapped = tmp_path / "crosswise.map"
-    mapped.write_text(json.dumps(CROSSWISE))
+    mapped = reversed_mapping(tmp_path, ["a", "b"], [1, 0, 0, 1], [1, 0, 1, 0])
     hello = str(build_for(family).directory / "tandem-hello")
-    result = tandem_cli("run", "-q", "--hosts", "2", "--placement", str(mapped), hello)
+    result = tandem_cli("run", "-q", "--hosts", "2", "--placement", mapped, hello)
     assert result.returncode == 0, result.stderr
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert [name[-3:] for name in found["hosts"]] == ["-h2", "-h1", "-h2", "-h1"], found
     assert found["cpu"] == [1, 0, 0, 1] and found["cpus_allowed"] == [1, 1, 1, 1], found
     assert found["ring"] == "ok"
-    refused = tandem_cli("run", "--hosts", "1", "--placement", str(mapped), hello)
+    refused = tandem_cli("run", "--hosts", "1", "--placement", mapped, hello)
     assert refused.returncode == 2
     assert "places ranks on 2 hosts; give --hosts 2 or more" in refused.stderr, refused.stderr
 
