@@ -86,6 +86,27 @@ TMPI_EXPORT int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype 
 TMPI_EXPORT int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+TMPI_EXPORT int TMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                            MPI_Request *request);
+TMPI_EXPORT int TMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request);
+TMPI_EXPORT int TMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request);
+TMPI_EXPORT int TMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

@@ -928,8 +928,7 @@ int TMPI_unsupported_MPI_Group_union() __attribute__((error("MPI_Group_union is 
 #define MPI_Group_union TMPI_unsupported_MPI_Group_union
 #endif
 #ifndef MPI_Iallgather
-int TMPI_unsupported_MPI_Iallgather() __attribute__((error("MPI_Iallgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallgather TMPI_unsupported_MPI_Iallgather
+#define MPI_Iallgather TMPI_Iallgather
 #endif
 #ifndef MPI_Iallgather_c
 int TMPI_unsupported_MPI_Iallgather_c() __attribute__((error("MPI_Iallgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -944,16 +943,14 @@ int TMPI_unsupported_MPI_Iallgatherv_c() __attribute__((error("MPI_Iallgatherv_c
 #define MPI_Iallgatherv_c TMPI_unsupported_MPI_Iallgatherv_c
 #endif
 #ifndef MPI_Iallreduce
-int TMPI_unsupported_MPI_Iallreduce() __attribute__((error("MPI_Iallreduce is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallreduce TMPI_unsupported_MPI_Iallreduce
+#define MPI_Iallreduce TMPI_Iallreduce
 #endif
 #ifndef MPI_Iallreduce_c
 int TMPI_unsupported_MPI_Iallreduce_c() __attribute__((error("MPI_Iallreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallreduce_c TMPI_unsupported_MPI_Iallreduce_c
 #endif
 #ifndef MPI_Ialltoall
-int TMPI_unsupported_MPI_Ialltoall() __attribute__((error("MPI_Ialltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ialltoall TMPI_unsupported_MPI_Ialltoall
+#define MPI_Ialltoall TMPI_Ialltoall
 #endif
 #ifndef MPI_Ialltoall_c
 int TMPI_unsupported_MPI_Ialltoall_c() __attribute__((error("MPI_Ialltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -976,12 +973,10 @@ int TMPI_unsupported_MPI_Ialltoallw_c() __attribute__((error("MPI_Ialltoallw_c i
 #define MPI_Ialltoallw_c TMPI_unsupported_MPI_Ialltoallw_c
 #endif
 #ifndef MPI_Ibarrier
-int TMPI_unsupported_MPI_Ibarrier() __attribute__((error("MPI_Ibarrier is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ibarrier TMPI_unsupported_MPI_Ibarrier
+#define MPI_Ibarrier TMPI_Ibarrier
 #endif
 #ifndef MPI_Ibcast
-int TMPI_unsupported_MPI_Ibcast() __attribute__((error("MPI_Ibcast is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ibcast TMPI_unsupported_MPI_Ibcast
+#define MPI_Ibcast TMPI_Ibcast
 #endif
 #ifndef MPI_Ibcast_c
 int TMPI_unsupported_MPI_Ibcast_c() __attribute__((error("MPI_Ibcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1004,8 +999,7 @@ int TMPI_unsupported_MPI_Iexscan_c() __attribute__((error("MPI_Iexscan_c is not 
 #define MPI_Iexscan_c TMPI_unsupported_MPI_Iexscan_c
 #endif
 #ifndef MPI_Igather
-int TMPI_unsupported_MPI_Igather() __attribute__((error("MPI_Igather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Igather TMPI_unsupported_MPI_Igather
+#define MPI_Igather TMPI_Igather
 #endif
 #ifndef MPI_Igather_c
 int TMPI_unsupported_MPI_Igather_c() __attribute__((error("MPI_Igather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1147,8 +1141,7 @@ int TMPI_unsupported_MPI_Irecv_c() __attribute__((error("MPI_Irecv_c is not supp
 #define MPI_Irecv_c TMPI_unsupported_MPI_Irecv_c
 #endif
 #ifndef MPI_Ireduce
-int TMPI_unsupported_MPI_Ireduce() __attribute__((error("MPI_Ireduce is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce TMPI_unsupported_MPI_Ireduce
+#define MPI_Ireduce TMPI_Ireduce
 #endif
 #ifndef MPI_Ireduce_c
 int TMPI_unsupported_MPI_Ireduce_c() __attribute__((error("MPI_Ireduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1190,8 +1183,7 @@ int TMPI_unsupported_MPI_Iscan_c() __attribute__((error("MPI_Iscan_c is not supp
 #define MPI_Iscan_c TMPI_unsupported_MPI_Iscan_c
 #endif
 #ifndef MPI_Iscatter
-int TMPI_unsupported_MPI_Iscatter() __attribute__((error("MPI_Iscatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscatter TMPI_unsupported_MPI_Iscatter
+#define MPI_Iscatter TMPI_Iscatter
 #endif
 #ifndef MPI_Iscatter_c
 int TMPI_unsupported_MPI_Iscatter_c() __attribute__((error("MPI_Iscatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

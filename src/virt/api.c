@@ -108,6 +108,19 @@ static void fill_status(MPI_Status *status, const tdm_virt_request *req)
     PMPI_Status_set_cancelled(status, 0);
 }
 
+/* Move the rank's nonblocking collectives on (tests, MPI_Waitany). */
+static void progress(tdm_virt_rank *self)
+{
+    if (self->coll)
+        tdm_virt_coll_progress(self, 1);
+}
+
+static const char *wait_call(const tdm_virt_request *req, const char *receive, const char *send,
+                             const char *collective)
+{
+    return req->kind == TDM_VIRT_RECV ? receive : req->kind == TDM_VIRT_COLL ? collective : send;
+}
+
 static void empty_status(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
@@ -224,6 +237,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
+    tdm_virt_queue_set_progress(tdm_virt_coll_progress);
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();
     tdm_virt_sched_finish();
@@ -357,14 +371,14 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
     int *all = malloc(sizeof *all * 2 * (size_t)n);
     if (!all)
         return fail(self, errors_return, MPI_ERR_NO_MEM, call);
-    int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT);
+    int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT, NULL);
     /* Rank 0 takes n contexts that no process uses; each color takes the
        one of its first member. */
     int contexts[2] = {0, 0};
     if (me == 0)
         tdm_virt_comm_new_contexts(n, &contexts[0], &contexts[1]);
     if (err == MPI_SUCCESS)
-        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0);
+        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0, NULL);
     if (err != MPI_SUCCESS) {
         free(all);
         return fail(self, errors_return, err, call);
@@ -605,9 +619,10 @@ int TMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!req)
         return bad_request("MPI_Wait");
     *request = MPI_REQUEST_NULL;
-    return finish_one(self_or_die("MPI_Wait"), req, status,
-                      req->kind == TDM_VIRT_RECV ? "MPI_Wait (a receive)" : "MPI_Wait (a send)",
-                      req->source, req->tag);
+    return finish_one(
+        self_or_die("MPI_Wait"), req, status,
+        wait_call(req, "MPI_Wait (a receive)", "MPI_Wait (a send)", "MPI_Wait (a collective)"),
+        req->source, req->tag);
 }
 
 int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -621,11 +636,13 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     tdm_virt_request *req = request_of(*request);
     if (!req)
         return bad_request("MPI_Test");
+    progress(self);
     if (!tdm_virt_request_done(req)) {
         /* Let the other ranks of this core run: a loop of MPI_Test would
            otherwise hold the core while the message it tests for cannot be
            sent. */
         tdm_virt_yield(self);
+        progress(self);
         if (!tdm_virt_request_done(req)) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -652,8 +669,8 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
         tdm_virt_request *req = request_of(requests[i]);
         requests[i] = MPI_REQUEST_NULL;
         tdm_virt_request_wait(self, req,
-                              req->kind == TDM_VIRT_RECV ? "MPI_Waitall (a receive)"
-                                                         : "MPI_Waitall (a send)",
+                              wait_call(req, "MPI_Waitall (a receive)", "MPI_Waitall (a send)",
+                                        "MPI_Waitall (a collective)"),
                               req->source, req->tag);
         if (req->kind == TDM_VIRT_RECV)
             fill_status(st, req);
@@ -672,6 +689,7 @@ int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *status
 {
     tdm_virt_rank *self = self_or_die("MPI_Testall");
     for (int pass = 0; pass < 2; pass++) {
+        progress(self);
         int all = 1;
         for (int i = 0; i < count; i++) {
             if (requests[i] == MPI_REQUEST_NULL)
@@ -731,13 +749,20 @@ int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *statu
 {
     tdm_virt_rank *self = self_or_die("MPI_Waitany");
     int bad, i;
-    while ((i = first_done(count, requests, &bad)) == -1) {
+    for (;;) {
+        progress(self);
+        if ((i = first_done(count, requests, &bad)) != -1)
+            break;
         if (bad)
             return bad_request("MPI_Waitany");
         tdm_virt_wait_prepare(self, "MPI_Waitany", TDM_VIRT_NONE, TDM_VIRT_NONE);
         if ((i = first_done(count, requests, &bad)) != -1) {
             tdm_virt_wait_cancel(self);
             break;
+        }
+        if (self->coll && tdm_virt_coll_progress(self, 0)) {
+            tdm_virt_wait_cancel(self);
+            continue;
         }
         tdm_virt_wait_commit(self);
     }
@@ -748,9 +773,11 @@ int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_St
 {
     tdm_virt_rank *self = self_or_die("MPI_Testany");
     int bad;
+    progress(self);
     int i = first_done(count, requests, &bad);
     if (i == -1 && !bad) {
         tdm_virt_yield(self);
+        progress(self);
         i = first_done(count, requests, &bad);
     }
     if (bad)
@@ -823,67 +850,200 @@ int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 /* ------------------------------------------------------- collectives */
 
-int TMPI_Barrier(MPI_Comm handle)
+/* A blocking collective (request NULL) or a nonblocking one: its error
+   through the communicator's handler, its request's handle in *request. */
+static int collective(tdm_virt_rank *self, const tdm_virt_comm *comm, int err,
+                      tdm_virt_request *req, MPI_Request *request, const char *call)
 {
-    GET_COMM("MPI_Barrier", handle);
-    return fail(self, comm->errors_return, tdm_virt_barrier(self, comm), "MPI_Barrier");
+    if (err == MPI_SUCCESS && request) {
+        req->errors_return = comm->errors_return;
+        req->source = req->tag = TDM_VIRT_NONE;
+        *request = request_handle(req);
+    }
+    return fail(self, comm->errors_return, err, call);
 }
 
-int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle)
+#define OUT(request) ((request) ? &req : NULL)
+
+static int barrier(const char *call, MPI_Comm handle, MPI_Request *request)
 {
-    GET_COMM("MPI_Bcast", handle);
-    return fail(self, comm->errors_return,
-                tdm_virt_bcast(self, comm, buffer, count, datatype, root), "MPI_Bcast");
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_barrier(self, comm, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int bcast(const char *call, void *buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_bcast(self, comm, buffer, count, datatype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, datatype, op, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allreduce(self, comm, sendbuf, recvbuf, count, datatype, op, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, recvcount, recvtype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int scatterv(const char *call, const void *sendbuf, const int *sendcounts, const int *displs,
+                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, sendcount, sendtype,
+                                recvbuf, recvcount, recvtype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
+                     MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoall(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+int TMPI_Barrier(MPI_Comm comm)
+{
+    return barrier("MPI_Barrier", comm, NULL);
+}
+
+int TMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier("MPI_Ibarrier", comm, request);
+}
+
+int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+
+int TMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
 
 int TMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm handle)
+                int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Reduce", handle);
-    int err = tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, datatype, op, root);
-    return fail(self, comm->errors_return, err, "MPI_Reduce");
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+
+int TMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 int TMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm handle)
+                   MPI_Comm comm)
 {
-    GET_COMM("MPI_Allreduce", handle);
-    int err = tdm_virt_allreduce(self, comm, sendbuf, recvbuf, count, datatype, op);
-    return fail(self, comm->errors_return, err, "MPI_Allreduce");
+    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+
+int TMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int TMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Gather", handle);
-    int err = tdm_virt_gather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, root);
-    return fail(self, comm->errors_return, err, "MPI_Gather");
+    return gatherv("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                   recvtype, root, comm, NULL);
+}
+
+int TMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return gatherv("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                   recvtype, root, comm, request);
 }
 
 int TMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Scatter", handle);
-    int err = tdm_virt_scatter(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, root);
-    return fail(self, comm->errors_return, err, "MPI_Scatter");
+    return scatterv("MPI_Scatter", sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, NULL);
+}
+
+int TMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return scatterv("MPI_Iscatter", sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request);
 }
 
 int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    GET_COMM("MPI_Allgather", handle);
-    int err =
-        tdm_virt_allgather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    return fail(self, comm->errors_return, err, "MPI_Allgather");
+    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, NULL);
+}
+
+int TMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, request);
 }
 
 int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    GET_COMM("MPI_Alltoall", handle);
-    int err =
-        tdm_virt_alltoall(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    return fail(self, comm->errors_return, err, "MPI_Alltoall");
+    return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, NULL);
+}
+
+int TMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, request);
 }
