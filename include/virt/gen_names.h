@@ -45,8 +45,7 @@ int TMPI_unsupported_MPI_Allgather_init_c() __attribute__((error("MPI_Allgather_
 #define MPI_Allgather_init_c TMPI_unsupported_MPI_Allgather_init_c
 #endif
 #ifndef MPI_Allgatherv
-int TMPI_unsupported_MPI_Allgatherv() __attribute__((error("MPI_Allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Allgatherv TMPI_unsupported_MPI_Allgatherv
+#define MPI_Allgatherv TMPI_Allgatherv
 #endif
 #ifndef MPI_Allgatherv_c
 int TMPI_unsupported_MPI_Allgatherv_c() __attribute__((error("MPI_Allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -91,8 +90,7 @@ int TMPI_unsupported_MPI_Alltoall_init_c() __attribute__((error("MPI_Alltoall_in
 #define MPI_Alltoall_init_c TMPI_unsupported_MPI_Alltoall_init_c
 #endif
 #ifndef MPI_Alltoallv
-int TMPI_unsupported_MPI_Alltoallv() __attribute__((error("MPI_Alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoallv TMPI_unsupported_MPI_Alltoallv
+#define MPI_Alltoallv TMPI_Alltoallv
 #endif
 #ifndef MPI_Alltoallv_c
 int TMPI_unsupported_MPI_Alltoallv_c() __attribute__((error("MPI_Alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -411,8 +409,7 @@ int TMPI_unsupported_MPI_Errhandler_set() __attribute__((error("MPI_Errhandler_s
 #define MPI_Errhandler_set TMPI_unsupported_MPI_Errhandler_set
 #endif
 #ifndef MPI_Exscan
-int TMPI_unsupported_MPI_Exscan() __attribute__((error("MPI_Exscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Exscan TMPI_unsupported_MPI_Exscan
+#define MPI_Exscan TMPI_Exscan
 #endif
 #ifndef MPI_Exscan_c
 int TMPI_unsupported_MPI_Exscan_c() __attribute__((error("MPI_Exscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -804,8 +801,7 @@ int TMPI_unsupported_MPI_Gather_init_c() __attribute__((error("MPI_Gather_init_c
 #define MPI_Gather_init_c TMPI_unsupported_MPI_Gather_init_c
 #endif
 #ifndef MPI_Gatherv
-int TMPI_unsupported_MPI_Gatherv() __attribute__((error("MPI_Gatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Gatherv TMPI_unsupported_MPI_Gatherv
+#define MPI_Gatherv TMPI_Gatherv
 #endif
 #ifndef MPI_Gatherv_c
 int TMPI_unsupported_MPI_Gatherv_c() __attribute__((error("MPI_Gatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -935,8 +931,7 @@ int TMPI_unsupported_MPI_Iallgather_c() __attribute__((error("MPI_Iallgather_c i
 #define MPI_Iallgather_c TMPI_unsupported_MPI_Iallgather_c
 #endif
 #ifndef MPI_Iallgatherv
-int TMPI_unsupported_MPI_Iallgatherv() __attribute__((error("MPI_Iallgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallgatherv TMPI_unsupported_MPI_Iallgatherv
+#define MPI_Iallgatherv TMPI_Iallgatherv
 #endif
 #ifndef MPI_Iallgatherv_c
 int TMPI_unsupported_MPI_Iallgatherv_c() __attribute__((error("MPI_Iallgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -957,8 +952,7 @@ int TMPI_unsupported_MPI_Ialltoall_c() __attribute__((error("MPI_Ialltoall_c is 
 #define MPI_Ialltoall_c TMPI_unsupported_MPI_Ialltoall_c
 #endif
 #ifndef MPI_Ialltoallv
-int TMPI_unsupported_MPI_Ialltoallv() __attribute__((error("MPI_Ialltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ialltoallv TMPI_unsupported_MPI_Ialltoallv
+#define MPI_Ialltoallv TMPI_Ialltoallv
 #endif
 #ifndef MPI_Ialltoallv_c
 int TMPI_unsupported_MPI_Ialltoallv_c() __attribute__((error("MPI_Ialltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -991,8 +985,7 @@ int TMPI_unsupported_MPI_Ibsend_c() __attribute__((error("MPI_Ibsend_c is not su
 #define MPI_Ibsend_c TMPI_unsupported_MPI_Ibsend_c
 #endif
 #ifndef MPI_Iexscan
-int TMPI_unsupported_MPI_Iexscan() __attribute__((error("MPI_Iexscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iexscan TMPI_unsupported_MPI_Iexscan
+#define MPI_Iexscan TMPI_Iexscan
 #endif
 #ifndef MPI_Iexscan_c
 int TMPI_unsupported_MPI_Iexscan_c() __attribute__((error("MPI_Iexscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1006,8 +999,7 @@ int TMPI_unsupported_MPI_Igather_c() __attribute__((error("MPI_Igather_c is not 
 #define MPI_Igather_c TMPI_unsupported_MPI_Igather_c
 #endif
 #ifndef MPI_Igatherv
-int TMPI_unsupported_MPI_Igatherv() __attribute__((error("MPI_Igatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Igatherv TMPI_unsupported_MPI_Igatherv
+#define MPI_Igatherv TMPI_Igatherv
 #endif
 #ifndef MPI_Igatherv_c
 int TMPI_unsupported_MPI_Igatherv_c() __attribute__((error("MPI_Igatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1148,12 +1140,10 @@ int TMPI_unsupported_MPI_Ireduce_c() __attribute__((error("MPI_Ireduce_c is not 
 #define MPI_Ireduce_c TMPI_unsupported_MPI_Ireduce_c
 #endif
 #ifndef MPI_Ireduce_scatter
-int TMPI_unsupported_MPI_Ireduce_scatter() __attribute__((error("MPI_Ireduce_scatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce_scatter TMPI_unsupported_MPI_Ireduce_scatter
+#define MPI_Ireduce_scatter TMPI_Ireduce_scatter
 #endif
 #ifndef MPI_Ireduce_scatter_block
-int TMPI_unsupported_MPI_Ireduce_scatter_block() __attribute__((error("MPI_Ireduce_scatter_block is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce_scatter_block TMPI_unsupported_MPI_Ireduce_scatter_block
+#define MPI_Ireduce_scatter_block TMPI_Ireduce_scatter_block
 #endif
 #ifndef MPI_Ireduce_scatter_block_c
 int TMPI_unsupported_MPI_Ireduce_scatter_block_c() __attribute__((error("MPI_Ireduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1175,8 +1165,7 @@ int TMPI_unsupported_MPI_Irsend_c() __attribute__((error("MPI_Irsend_c is not su
 #define MPI_Is_thread_main TMPI_Is_thread_main
 #endif
 #ifndef MPI_Iscan
-int TMPI_unsupported_MPI_Iscan() __attribute__((error("MPI_Iscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscan TMPI_unsupported_MPI_Iscan
+#define MPI_Iscan TMPI_Iscan
 #endif
 #ifndef MPI_Iscan_c
 int TMPI_unsupported_MPI_Iscan_c() __attribute__((error("MPI_Iscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1190,8 +1179,7 @@ int TMPI_unsupported_MPI_Iscatter_c() __attribute__((error("MPI_Iscatter_c is no
 #define MPI_Iscatter_c TMPI_unsupported_MPI_Iscatter_c
 #endif
 #ifndef MPI_Iscatterv
-int TMPI_unsupported_MPI_Iscatterv() __attribute__((error("MPI_Iscatterv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscatterv TMPI_unsupported_MPI_Iscatterv
+#define MPI_Iscatterv TMPI_Iscatterv
 #endif
 #ifndef MPI_Iscatterv_c
 int TMPI_unsupported_MPI_Iscatterv_c() __attribute__((error("MPI_Iscatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1444,12 +1432,10 @@ int TMPI_unsupported_MPI_Reduce_local_c() __attribute__((error("MPI_Reduce_local
 #define MPI_Reduce_local_c TMPI_unsupported_MPI_Reduce_local_c
 #endif
 #ifndef MPI_Reduce_scatter
-int TMPI_unsupported_MPI_Reduce_scatter() __attribute__((error("MPI_Reduce_scatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter TMPI_unsupported_MPI_Reduce_scatter
+#define MPI_Reduce_scatter TMPI_Reduce_scatter
 #endif
 #ifndef MPI_Reduce_scatter_block
-int TMPI_unsupported_MPI_Reduce_scatter_block() __attribute__((error("MPI_Reduce_scatter_block is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter_block TMPI_unsupported_MPI_Reduce_scatter_block
+#define MPI_Reduce_scatter_block TMPI_Reduce_scatter_block
 #endif
 #ifndef MPI_Reduce_scatter_block_c
 int TMPI_unsupported_MPI_Reduce_scatter_block_c() __attribute__((error("MPI_Reduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1531,8 +1517,7 @@ int TMPI_unsupported_MPI_Rsend_init_c() __attribute__((error("MPI_Rsend_init_c i
 #define MPI_Rsend_init_c TMPI_unsupported_MPI_Rsend_init_c
 #endif
 #ifndef MPI_Scan
-int TMPI_unsupported_MPI_Scan() __attribute__((error("MPI_Scan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scan TMPI_unsupported_MPI_Scan
+#define MPI_Scan TMPI_Scan
 #endif
 #ifndef MPI_Scan_c
 int TMPI_unsupported_MPI_Scan_c() __attribute__((error("MPI_Scan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1562,8 +1547,7 @@ int TMPI_unsupported_MPI_Scatter_init_c() __attribute__((error("MPI_Scatter_init
 #define MPI_Scatter_init_c TMPI_unsupported_MPI_Scatter_init_c
 #endif
 #ifndef MPI_Scatterv
-int TMPI_unsupported_MPI_Scatterv() __attribute__((error("MPI_Scatterv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scatterv TMPI_unsupported_MPI_Scatterv
+#define MPI_Scatterv TMPI_Scatterv
 #endif
 #ifndef MPI_Scatterv_c
 int TMPI_unsupported_MPI_Scatterv_c() __attribute__((error("MPI_Scatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -1047,3 +1047,172 @@ int TMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                     comm, request);
 }
+
+/* The v collectives, the scans and reduce-scatter, blocking (request NULL)
+   and nonblocking. */
+
+int TMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm handle)
+{
+    GET_COMM("MPI_Gatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, 0, recvtype, root, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Gatherv");
+}
+
+int TMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Igatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, 0, recvtype, root, &req);
+    return collective(self, comm, err, req, request, "MPI_Igatherv");
+}
+
+int TMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm handle)
+{
+    GET_COMM("MPI_Scatterv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                recvcount, recvtype, root, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Scatterv");
+}
+
+int TMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iscatterv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                recvcount, recvtype, root, &req);
+    return collective(self, comm, err, req, request, "MPI_Iscatterv");
+}
+
+int TMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm handle)
+{
+    GET_COMM("MPI_Allgatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                  displs, recvtype, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Allgatherv");
+}
+
+int TMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iallgatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                  displs, recvtype, &req);
+    return collective(self, comm, err, req, request, "MPI_Iallgatherv");
+}
+
+int TMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm handle)
+{
+    GET_COMM("MPI_Alltoallv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallv(self, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                 recvcounts, rdispls, recvtype, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Alltoallv");
+}
+
+int TMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM("MPI_Ialltoallv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallv(self, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                 recvcounts, rdispls, recvtype, &req);
+    return collective(self, comm, err, req, request, "MPI_Ialltoallv");
+}
+
+int TMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm handle)
+{
+    GET_COMM("MPI_Scan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 0, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Scan");
+}
+
+int TMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 0, &req);
+    return collective(self, comm, err, req, request, "MPI_Iscan");
+}
+
+int TMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm handle)
+{
+    GET_COMM("MPI_Exscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 1, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Exscan");
+}
+
+int TMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iexscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 1, &req);
+    return collective(self, comm, err, req, request, "MPI_Iexscan");
+}
+
+int TMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm handle)
+{
+    GET_COMM("MPI_Reduce_scatter_block", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, NULL, recvcount, datatype, op, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Reduce_scatter_block");
+}
+
+int TMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm handle,
+                               MPI_Request *request)
+{
+    GET_COMM("MPI_Ireduce_scatter_block", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, NULL, recvcount, datatype, op, &req);
+    return collective(self, comm, err, req, request, "MPI_Ireduce_scatter_block");
+}
+
+int TMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm handle)
+{
+    GET_COMM("MPI_Reduce_scatter", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Reduce_scatter");
+}
+
+int TMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Ireduce_scatter", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, recvcounts, 0, datatype, op, &req);
+    return collective(self, comm, err, req, request, "MPI_Ireduce_scatter");
+}

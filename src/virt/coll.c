@@ -631,3 +631,147 @@ int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *send
                         recvtype);
     return finish_build(self, s, out);
 }
+
+/* Every rank's block to every other directly (one round), its own copied
+   unless sendbuf is MPI_IN_PLACE (then it is already in its place). */
+static void build_allgatherv(tdm_virt_sched *s, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype)
+{
+    MPI_Aint extent = extent_of(recvtype);
+    int me = s->rank;
+    char *mine = (char *)recvbuf + (MPI_Aint)displs[me] * extent;
+    if (sendbuf == MPI_IN_PLACE) {
+        sendbuf = mine;
+        sendcount = recvcounts[me];
+        sendtype = recvtype;
+    } else {
+        add_copy(s, sendbuf, sendcount, sendtype, mine, recvcounts[me], recvtype);
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != me)
+            add_recv(s, (char *)recvbuf + (MPI_Aint)displs[r] * extent, recvcounts[r], recvtype, r);
+    for (int i = 1; i < s->size; i++)
+        add_send(s, sendbuf, sendcount, sendtype, (me + i) % s->size);
+}
+
+/* Inclusive scan along the ranks: rank r gets r0 op ... op rr from r - 1's
+   partial result, in MPI's order. */
+static void build_scan(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op mpi_op)
+{
+    int me = s->rank;
+    if (sendbuf != MPI_IN_PLACE)
+        add_copy(s, sendbuf, count, type, recvbuf, count, type);
+    if (me > 0) {
+        char *partial = add_scratch(s, count, type);
+        add_recv(s, partial, count, type, me - 1);
+        add_fence(s);
+        add_reduce(s, partial, recvbuf, count, type, mpi_op);
+    }
+    if (me < s->size - 1)
+        add_send(s, recvbuf, count, type, me + 1);
+}
+
+/* Exclusive scan: rank r > 0 gets r0 op ... op r(r-1); rank 0's recvbuf is
+   left as it is. */
+static void build_exscan(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op mpi_op)
+{
+    int me = s->rank, n = s->size;
+    const void *mine = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && me < n - 1) {
+        char *copy = add_scratch(s, count, type);
+        add_copy(s, recvbuf, count, type, copy, count, type);
+        mine = copy;
+    }
+    if (me == 0) {
+        if (n > 1)
+            add_send(s, mine, count, type, 1);
+        return;
+    }
+    add_recv(s, recvbuf, count, type, me - 1);
+    add_fence(s);
+    if (me < n - 1) {
+        char *next = add_scratch(s, count, type);
+        add_copy(s, mine, count, type, next, count, type);
+        add_reduce(s, recvbuf, next, count, type, mpi_op);
+        add_send(s, next, count, type, me + 1);
+    }
+}
+
+/* Reduce to rank 0 into a buffer of the schedule, then scatter the blocks
+   (counts NULL: 'count' each). */
+static void build_reduce_scatter(tdm_virt_sched *s, const void *sendbuf, void *recvbuf,
+                                 const int *counts, int count, MPI_Datatype type, MPI_Op mpi_op)
+{
+    int n = s->size, total = 0;
+    int *displs = counts ? malloc(sizeof *displs * (size_t)n) : NULL;
+    if (counts && !displs) {
+        s->err = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int r = 0; r < n; r++) {
+        if (displs)
+            displs[r] = total;
+        total += counts ? counts[r] : count;
+    }
+    if (sendbuf == MPI_IN_PLACE)
+        sendbuf = recvbuf;
+    char *all = s->rank == 0 ? add_scratch(s, total, type) : NULL;
+    build_reduce(s, sendbuf, all, total, type, mpi_op, 0);
+    add_fence(s);
+    build_scatterv(s, all, counts, displs, count, type, recvbuf, counts ? counts[s->rank] : count,
+                   type, 0);
+    free(displs);
+}
+
+int tdm_virt_allgatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                        int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                        const int *displs, MPI_Datatype recvtype, tdm_virt_request **out)
+{
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Iallgatherv" : "MPI_Allgatherv");
+    if (s)
+        build_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       MPI_Datatype recvtype, tdm_virt_request **out)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoallv" : "MPI_Alltoallv");
+    if (s)
+        build_alltoallv(s, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls,
+                        0, recvtype);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                  int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out)
+{
+    const char *call =
+        exclusive ? (out ? "MPI_Iexscan" : "MPI_Exscan") : (out ? "MPI_Iscan" : "MPI_Scan");
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s && exclusive)
+        build_exscan(s, sendbuf, recvbuf, count, type, op);
+    else if (s)
+        build_scan(s, sendbuf, recvbuf, count, type, op);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                            void *recvbuf, const int *recvcounts, int recvcount, MPI_Datatype type,
+                            MPI_Op op, tdm_virt_request **out)
+{
+    const char *call = recvcounts
+                           ? (out ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter")
+                           : (out ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block");
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s)
+        build_reduce_scatter(s, sendbuf, recvbuf, recvcounts, recvcount, type, op);
+    return finish_build(self, s, out);
+}

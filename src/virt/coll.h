@@ -39,6 +39,21 @@ int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *send
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       tdm_virt_request **out);
 
+/* The v forms of allgather and alltoall, the scans ('exclusive': MPI_Exscan)
+   and reduce-scatter (recvcounts NULL: the block form, recvcount each). */
+int tdm_virt_allgatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                        int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                        const int *displs, MPI_Datatype recvtype, tdm_virt_request **out);
+int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       MPI_Datatype recvtype, tdm_virt_request **out);
+int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                  int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out);
+int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                            void *recvbuf, const int *recvcounts, int recvcount, MPI_Datatype type,
+                            MPI_Op op, tdm_virt_request **out);
+
 /* Move the rank's nonblocking collectives on as far as they go without
    waiting ('move'; returns nonzero if one completed), or only tell whether
    one can go on now (!'move'). Registered with virt/queue, whose waits call
