@@ -66,6 +66,14 @@ TMPI_EXPORT int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_St
 TMPI_EXPORT int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag,
                              MPI_Status *status);
 TMPI_EXPORT int TMPI_Request_free(MPI_Request *request);
+TMPI_EXPORT int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                               MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Start(MPI_Request *request);
+TMPI_EXPORT int TMPI_Startall(int count, MPI_Request *requests);
+TMPI_EXPORT int TMPI_Cancel(MPI_Request *request);
+TMPI_EXPORT int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 TMPI_EXPORT int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 TMPI_EXPORT int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 

@@ -187,8 +187,7 @@ int TMPI_unsupported_MPI_Buffer_detach_c() __attribute__((error("MPI_Buffer_deta
 #define MPI_Buffer_detach_c TMPI_unsupported_MPI_Buffer_detach_c
 #endif
 #ifndef MPI_Cancel
-int TMPI_unsupported_MPI_Cancel() __attribute__((error("MPI_Cancel is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cancel TMPI_unsupported_MPI_Cancel
+#define MPI_Cancel TMPI_Cancel
 #endif
 #ifndef MPI_Cart_coords
 int TMPI_unsupported_MPI_Cart_coords() __attribute__((error("MPI_Cart_coords is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1405,8 +1404,7 @@ int TMPI_unsupported_MPI_Recv_c() __attribute__((error("MPI_Recv_c is not suppor
 #define MPI_Recv_c TMPI_unsupported_MPI_Recv_c
 #endif
 #ifndef MPI_Recv_init
-int TMPI_unsupported_MPI_Recv_init() __attribute__((error("MPI_Recv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Recv_init TMPI_unsupported_MPI_Recv_init
+#define MPI_Recv_init TMPI_Recv_init
 #endif
 #ifndef MPI_Recv_init_c
 int TMPI_unsupported_MPI_Recv_init_c() __attribute__((error("MPI_Recv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1473,8 +1471,7 @@ int TMPI_unsupported_MPI_Register_datarep_c() __attribute__((error("MPI_Register
 #define MPI_Request_free TMPI_Request_free
 #endif
 #ifndef MPI_Request_get_status
-int TMPI_unsupported_MPI_Request_get_status() __attribute__((error("MPI_Request_get_status is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Request_get_status TMPI_unsupported_MPI_Request_get_status
+#define MPI_Request_get_status TMPI_Request_get_status
 #endif
 #ifndef MPI_Rget
 int TMPI_unsupported_MPI_Rget() __attribute__((error("MPI_Rget is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1569,8 +1566,7 @@ int TMPI_unsupported_MPI_Send_c() __attribute__((error("MPI_Send_c is not suppor
 #define MPI_Send_c TMPI_unsupported_MPI_Send_c
 #endif
 #ifndef MPI_Send_init
-int TMPI_unsupported_MPI_Send_init() __attribute__((error("MPI_Send_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Send_init TMPI_unsupported_MPI_Send_init
+#define MPI_Send_init TMPI_Send_init
 #endif
 #ifndef MPI_Send_init_c
 int TMPI_unsupported_MPI_Send_init_c() __attribute__((error("MPI_Send_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1647,12 +1643,10 @@ int TMPI_unsupported_MPI_Ssend_init_c() __attribute__((error("MPI_Ssend_init_c i
 #define MPI_Ssend_init_c TMPI_unsupported_MPI_Ssend_init_c
 #endif
 #ifndef MPI_Start
-int TMPI_unsupported_MPI_Start() __attribute__((error("MPI_Start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Start TMPI_unsupported_MPI_Start
+#define MPI_Start TMPI_Start
 #endif
 #ifndef MPI_Startall
-int TMPI_unsupported_MPI_Startall() __attribute__((error("MPI_Startall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Startall TMPI_unsupported_MPI_Startall
+#define MPI_Startall TMPI_Startall
 #endif
 #ifndef MPI_Status_c2f
 int TMPI_unsupported_MPI_Status_c2f() __attribute__((error("MPI_Status_c2f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -105,7 +105,22 @@ static void fill_status(MPI_Status *status, const tdm_virt_request *req)
     status->MPI_TAG = req->status_tag;
     status->MPI_ERROR = req->status_error;
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)req->status_bytes);
-    PMPI_Status_set_cancelled(status, 0);
+    PMPI_Status_set_cancelled(status, req->status_cancelled);
+}
+
+/* A persistent request between its completion and its next MPI_Start:
+   waits and tests take it as MPI_REQUEST_NULL. */
+static int inactive(const tdm_virt_request *req)
+{
+    return req->persistent && !req->active;
+}
+
+/* The handle of a request that completed: MPI_REQUEST_NULL, except a
+   persistent request's, which stays. */
+static void retire_handle(const tdm_virt_request *req, MPI_Request *handle)
+{
+    if (!req->persistent)
+        *handle = MPI_REQUEST_NULL;
 }
 
 /* Move the rank's nonblocking collectives on (tests, MPI_Waitany). */
@@ -502,7 +517,10 @@ static int finish_one(tdm_virt_rank *self, tdm_virt_request *req, MPI_Status *st
         fill_status(status, req);
     else
         empty_status(status);
-    tdm_virt_request_release(self, req);
+    if (req->persistent)
+        req->active = 0;
+    else
+        tdm_virt_request_release(self, req);
     return fail(self, errors_return, err, call);
 }
 
@@ -618,7 +636,11 @@ int TMPI_Wait(MPI_Request *request, MPI_Status *status)
     tdm_virt_request *req = request_of(*request);
     if (!req)
         return bad_request("MPI_Wait");
-    *request = MPI_REQUEST_NULL;
+    if (inactive(req)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    retire_handle(req, request);
     return finish_one(
         self_or_die("MPI_Wait"), req, status,
         wait_call(req, "MPI_Wait (a receive)", "MPI_Wait (a send)", "MPI_Wait (a collective)"),
@@ -636,6 +658,11 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     tdm_virt_request *req = request_of(*request);
     if (!req)
         return bad_request("MPI_Test");
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
     progress(self);
     if (!tdm_virt_request_done(req)) {
         /* Let the other ranks of this core run: a loop of MPI_Test would
@@ -649,7 +676,7 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         }
     }
     *flag = 1;
-    *request = MPI_REQUEST_NULL;
+    retire_handle(req, request);
     return finish_one(self, req, status, "MPI_Test", TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
@@ -667,7 +694,11 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
             continue;
         }
         tdm_virt_request *req = request_of(requests[i]);
-        requests[i] = MPI_REQUEST_NULL;
+        if (inactive(req)) {
+            empty_status(st);
+            continue;
+        }
+        retire_handle(req, &requests[i]);
         tdm_virt_request_wait(self, req,
                               wait_call(req, "MPI_Waitall (a receive)", "MPI_Waitall (a send)",
                                         "MPI_Waitall (a collective)"),
@@ -680,7 +711,10 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
             any_error = 1;
             errors_return &= req->errors_return;
         }
-        tdm_virt_request_release(self, req);
+        if (req->persistent)
+            req->active = 0;
+        else
+            tdm_virt_request_release(self, req);
     }
     return any_error ? fail(self, errors_return, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
@@ -724,6 +758,8 @@ static int first_done(int count, MPI_Request *requests, int *bad)
             *bad = 1;
             return -1;
         }
+        if (inactive(req))
+            continue;
         active = 1;
         if (tdm_virt_request_done(req))
             return i;
@@ -740,7 +776,7 @@ static int complete_at(tdm_virt_rank *self, MPI_Request *requests, int i, int *i
         return MPI_SUCCESS;
     }
     tdm_virt_request *req = request_of(requests[i]);
-    requests[i] = MPI_REQUEST_NULL;
+    retire_handle(req, &requests[i]);
     *index = i;
     return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
@@ -799,6 +835,134 @@ int TMPI_Request_free(MPI_Request *request)
         return bad_request("MPI_Request_free");
     *request = MPI_REQUEST_NULL;
     tdm_virt_request_release(self, req);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Send_init and MPI_Recv_init: an inactive request that keeps what
+   each MPI_Start starts. */
+static int persistent(const char *call, int kind, void *buf, int count, MPI_Datatype type, int peer,
+                      int tag, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    if (peer != MPI_PROC_NULL && !(kind == TDM_VIRT_RECV && peer == MPI_ANY_SOURCE) &&
+        (peer < 0 || peer >= comm->size))
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0 && !(kind == TDM_VIRT_RECV && tag == MPI_ANY_TAG))
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    tdm_virt_request *req = tdm_virt_request_new(self);
+    if (!req)
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    req->kind = req->persistent = kind;
+    req->done = 1; /* inactive */
+    req->errors_return = comm->errors_return;
+    req->p_buf = buf;
+    req->p_count = count;
+    req->p_type = type;
+    req->p_peer = peer;
+    req->p_tag = tag;
+    req->p_comm = handle;
+    *request = request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent("MPI_Send_init", TDM_VIRT_SEND, (void *)(uintptr_t)buf, count, datatype, dest,
+                      tag, comm, request);
+}
+
+int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return persistent("MPI_Recv_init", TDM_VIRT_RECV, buf, count, datatype, source, tag, comm,
+                      request);
+}
+
+int TMPI_Start(MPI_Request *request)
+{
+    (void)self_or_die("MPI_Start");
+    tdm_virt_request *req = request_of(*request);
+    if (!req || !req->persistent || req->active)
+        return bad_request("MPI_Start");
+    /* The same request starts again: its status as new. */
+    req->active = 1;
+    req->done = 0;
+    req->status_source = req->status_tag = req->status_error = 0;
+    req->status_bytes = 0;
+    req->status_cancelled = 0;
+    req->next = NULL;
+    if (req->p_peer == MPI_PROC_NULL) {
+        req->status_source = MPI_PROC_NULL;
+        req->status_tag = MPI_ANY_TAG;
+        req->done = 1;
+        return MPI_SUCCESS;
+    }
+    int err;
+    if (req->persistent == TDM_VIRT_SEND)
+        err = start_send("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
+                         req->p_tag, req->p_comm, 0, &req);
+    else
+        err = start_recv("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
+                         req->p_tag, req->p_comm, &req);
+    if (err != MPI_SUCCESS) {
+        req->active = 0;
+        req->done = 1;
+    }
+    return err;
+}
+
+int TMPI_Startall(int count, MPI_Request *requests)
+{
+    for (int i = 0; i < count; i++) {
+        int err = TMPI_Start(&requests[i]);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cancel(MPI_Request *request)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Cancel");
+    tdm_virt_request *req = request_of(*request);
+    if (!req)
+        return bad_request("MPI_Cancel");
+    /* A receive that no message matched yet is taken back; a send, or a
+       receive already matched, completes as it would have. */
+    if (req->kind == TDM_VIRT_RECV && !tdm_virt_request_done(req))
+        tdm_virt_cancel(self, req);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Request_get_status");
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_request *req = request_of(request);
+    if (!req)
+        return bad_request("MPI_Request_get_status");
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    progress(self);
+    if (!tdm_virt_request_done(req)) {
+        tdm_virt_yield(self);
+        progress(self);
+    }
+    *flag = tdm_virt_request_done(req);
+    if (*flag) {
+        if (req->kind == TDM_VIRT_RECV)
+            fill_status(status, req);
+        else
+            empty_status(status);
+    }
     return MPI_SUCCESS;
 }
 

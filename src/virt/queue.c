@@ -200,7 +200,14 @@ void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
     r->context = r->source = r->tag = 0;
     r->status_source = r->status_tag = r->status_error = 0;
     r->status_bytes = 0;
+    r->status_cancelled = 0;
     r->coll = NULL;
+    r->persistent = r->active = 0;
+    r->p_buf = NULL;
+    r->p_count = 0;
+    r->p_type = MPI_DATATYPE_NULL;
+    r->p_peer = r->p_tag = 0;
+    r->p_comm = MPI_COMM_NULL;
     r->next = NULL;
 }
 
@@ -552,4 +559,29 @@ void tdm_virt_request_wait(tdm_virt_rank *self, tdm_virt_request *req, const cha
         }
         tdm_virt_wait_commit(self);
     }
+}
+
+int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req)
+{
+    tdm_virt_mailbox *box = &mailboxes[self->local];
+    tdm_virt_spin_lock(&box->lock);
+    tdm_virt_request *prev = NULL, *r = box->posted;
+    while (r && r != req) {
+        prev = r;
+        r = r->next;
+    }
+    if (r) {
+        if (prev)
+            prev->next = r->next;
+        else
+            box->posted = r->next;
+        if (box->posted_tail == r)
+            box->posted_tail = prev;
+    }
+    tdm_virt_spin_unlock(&box->lock);
+    if (!r)
+        return 0;
+    req->status_cancelled = 1;
+    complete(req, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    return 1;
 }

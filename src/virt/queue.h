@@ -42,9 +42,19 @@ typedef struct tdm_virt_request {
     int context, source, tag; /* receive: what it matches */
     int status_source;        /* the status: sender's rank in the communicator */
     int status_tag;
-    int status_error;              /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
-    size_t status_bytes;           /* bytes received (or sent) */
-    tdm_virt_sched *coll;          /* a collective's schedule until it completes */
+    int status_error;     /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    size_t status_bytes;  /* bytes received (or sent) */
+    int status_cancelled; /* a receive taken back by MPI_Cancel */
+    tdm_virt_sched *coll; /* a collective's schedule until it completes */
+    /* MPI_Send_init / MPI_Recv_init: 'persistent' is TDM_VIRT_SEND or
+       TDM_VIRT_RECV (0 for any other request), 'active' between MPI_Start
+       and its completion's wait or test; what each MPI_Start starts. */
+    int persistent, active;
+    void *p_buf;
+    int p_count;
+    MPI_Datatype p_type;
+    int p_peer, p_tag;
+    MPI_Comm p_comm;
     struct tdm_virt_request *next; /* in the posted queue or a free list */
 } tdm_virt_request;
 
@@ -104,6 +114,10 @@ void tdm_virt_queue_set_progress(tdm_virt_progress progress);
    and moving the rank's nonblocking collectives on). */
 void tdm_virt_request_wait(tdm_virt_rank *self, tdm_virt_request *req, const char *call, int peer,
                            int tag);
+
+/* Take back a receive of 'self' that no message matched yet: it completes
+   as cancelled (status_cancelled). Returns whether it was taken back. */
+int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req);
 
 /* The bytes of 'count' items of 'type'; *contiguous tells whether they lie
    in one block from the buffer's start. Returns an MPI error code. */
