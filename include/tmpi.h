@@ -42,6 +42,15 @@ TMPI_EXPORT int TMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
 TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+TMPI_EXPORT int TMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+TMPI_EXPORT int TMPI_Group_size(MPI_Group group, int *size);
+TMPI_EXPORT int TMPI_Group_rank(MPI_Group group, int *rank);
+TMPI_EXPORT int TMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
+                                           MPI_Group group2, int ranks2[]);
+TMPI_EXPORT int TMPI_Group_free(MPI_Group *group);
 
 TMPI_EXPORT int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm);

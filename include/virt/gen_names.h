@@ -242,8 +242,7 @@ int TMPI_unsupported_MPI_Comm_connect() __attribute__((error("MPI_Comm_connect i
 #define MPI_Comm_connect TMPI_unsupported_MPI_Comm_connect
 #endif
 #ifndef MPI_Comm_create
-int TMPI_unsupported_MPI_Comm_create() __attribute__((error("MPI_Comm_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_create TMPI_unsupported_MPI_Comm_create
+#define MPI_Comm_create TMPI_Comm_create
 #endif
 #ifndef MPI_Comm_create_errhandler
 int TMPI_unsupported_MPI_Comm_create_errhandler() __attribute__((error("MPI_Comm_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -304,8 +303,7 @@ int TMPI_unsupported_MPI_Comm_get_parent() __attribute__((error("MPI_Comm_get_pa
 #define MPI_Comm_get_parent TMPI_unsupported_MPI_Comm_get_parent
 #endif
 #ifndef MPI_Comm_group
-int TMPI_unsupported_MPI_Comm_group() __attribute__((error("MPI_Comm_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_group TMPI_unsupported_MPI_Comm_group
+#define MPI_Comm_group TMPI_Comm_group
 #endif
 #ifndef MPI_Comm_idup
 int TMPI_unsupported_MPI_Comm_idup() __attribute__((error("MPI_Comm_idup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -879,20 +877,17 @@ int TMPI_unsupported_MPI_Group_difference() __attribute__((error("MPI_Group_diff
 #define MPI_Group_difference TMPI_unsupported_MPI_Group_difference
 #endif
 #ifndef MPI_Group_excl
-int TMPI_unsupported_MPI_Group_excl() __attribute__((error("MPI_Group_excl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_excl TMPI_unsupported_MPI_Group_excl
+#define MPI_Group_excl TMPI_Group_excl
 #endif
 #ifndef MPI_Group_free
-int TMPI_unsupported_MPI_Group_free() __attribute__((error("MPI_Group_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_free TMPI_unsupported_MPI_Group_free
+#define MPI_Group_free TMPI_Group_free
 #endif
 #ifndef MPI_Group_from_session_pset
 int TMPI_unsupported_MPI_Group_from_session_pset() __attribute__((error("MPI_Group_from_session_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_from_session_pset TMPI_unsupported_MPI_Group_from_session_pset
 #endif
 #ifndef MPI_Group_incl
-int TMPI_unsupported_MPI_Group_incl() __attribute__((error("MPI_Group_incl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_incl TMPI_unsupported_MPI_Group_incl
+#define MPI_Group_incl TMPI_Group_incl
 #endif
 #ifndef MPI_Group_intersection
 int TMPI_unsupported_MPI_Group_intersection() __attribute__((error("MPI_Group_intersection is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -907,16 +902,13 @@ int TMPI_unsupported_MPI_Group_range_incl() __attribute__((error("MPI_Group_rang
 #define MPI_Group_range_incl TMPI_unsupported_MPI_Group_range_incl
 #endif
 #ifndef MPI_Group_rank
-int TMPI_unsupported_MPI_Group_rank() __attribute__((error("MPI_Group_rank is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_rank TMPI_unsupported_MPI_Group_rank
+#define MPI_Group_rank TMPI_Group_rank
 #endif
 #ifndef MPI_Group_size
-int TMPI_unsupported_MPI_Group_size() __attribute__((error("MPI_Group_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_size TMPI_unsupported_MPI_Group_size
+#define MPI_Group_size TMPI_Group_size
 #endif
 #ifndef MPI_Group_translate_ranks
-int TMPI_unsupported_MPI_Group_translate_ranks() __attribute__((error("MPI_Group_translate_ranks is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_translate_ranks TMPI_unsupported_MPI_Group_translate_ranks
+#define MPI_Group_translate_ranks TMPI_Group_translate_ranks
 #endif
 #ifndef MPI_Group_union
 int TMPI_unsupported_MPI_Group_union() __attribute__((error("MPI_Group_union is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

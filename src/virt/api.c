@@ -6,6 +6,7 @@
  * stops with a message.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,6 +453,240 @@ int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return fail(self, comm->errors_return, MPI_ERR_ARG, "MPI_Comm_split (negative color)");
     return split(self, slot_, color, key, newcomm, "MPI_Comm_split");
+}
+
+/* ---------------------------------------------------------------- groups */
+
+/* Groups: ordered lists of world ranks, in one table of the process (any
+   rank of any core may free what another made: they are local objects, but
+   the table is shared), handles GROUP_BASE plus their slot. MPI_GROUP_EMPTY
+   stays the real MPI's constant, the group of no rank. */
+#define GROUP_BASE ((uintptr_t)0x7c000000u)
+
+typedef struct {
+    int size;
+    int *world; /* world rank of each member */
+} group;
+
+static group **groups;
+static int group_slots;
+static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The group of 'handle' (its size and members in *out), or -1 if it is not
+   one. MPI_GROUP_EMPTY is the empty group. */
+static int group_of(MPI_Group handle, group *out)
+{
+    if (handle == MPI_GROUP_EMPTY) {
+        *out = (group){0, NULL};
+        return 0;
+    }
+    uintptr_t h = (uintptr_t)handle;
+    if (h < GROUP_BASE || h >= GROUP_BASE + HANDLE_SPAN)
+        return -1;
+    int slot = (int)(h - GROUP_BASE);
+    pthread_mutex_lock(&group_lock);
+    group *g = slot < group_slots ? groups[slot] : NULL;
+    if (g)
+        *out = *g;
+    pthread_mutex_unlock(&group_lock);
+    return g ? 0 : -1;
+}
+
+/* A new group of 'size' members (world: malloc'ed, taken over). */
+static int group_new(int size, int *world, MPI_Group *handle)
+{
+    if (size == 0) {
+        free(world);
+        *handle = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
+    group *g = malloc(sizeof *g);
+    if (!g) {
+        free(world);
+        return MPI_ERR_NO_MEM;
+    }
+    *g = (group){size, world};
+    pthread_mutex_lock(&group_lock);
+    int slot = 0;
+    while (slot < group_slots && groups[slot])
+        slot++;
+    if (slot == group_slots) {
+        int more = group_slots ? 2 * group_slots : 64;
+        group **grown = realloc(groups, sizeof *grown * (size_t)more);
+        if (!grown) {
+            pthread_mutex_unlock(&group_lock);
+            free(world);
+            free(g);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int i = group_slots; i < more; i++)
+            grown[i] = NULL;
+        groups = grown;
+        group_slots = more;
+    }
+    groups[slot] = g;
+    pthread_mutex_unlock(&group_lock);
+    *handle = (MPI_Group)(GROUP_BASE + (uintptr_t)slot);
+    return MPI_SUCCESS;
+}
+
+/* The rank of world rank 'world' in g, or MPI_UNDEFINED. */
+static int rank_in(const group *g, int world)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}
+
+static int bad_group(const char *call)
+{
+    return fail(self_or_die(call), 0, MPI_ERR_GROUP, call);
+}
+
+int TMPI_Comm_group(MPI_Comm handle, MPI_Group *out)
+{
+    GET_COMM("MPI_Comm_group", handle);
+    int *world = malloc(sizeof *world * (size_t)comm->size);
+    if (!world)
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, "MPI_Comm_group");
+    for (int r = 0; r < comm->size; r++)
+        world[r] = tdm_virt_comm_world_rank(comm, r);
+    return fail(self, comm->errors_return, group_new(comm->size, world, out), "MPI_Comm_group");
+}
+
+int TMPI_Group_size(MPI_Group handle, int *size)
+{
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group("MPI_Group_size");
+    *size = g.size;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Group_rank(MPI_Group handle, int *rank)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Group_rank");
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group("MPI_Group_rank");
+    *rank = rank_in(&g, self->world);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Group_incl ('exclude' 0) and MPI_Group_excl. */
+static int incl_excl(const char *call, MPI_Group handle, int n, const int ranks[], int exclude,
+                     MPI_Group *out)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group(call);
+    if (n < 0 || n > g.size)
+        return fail(self, 0, MPI_ERR_ARG, call);
+    /* Each listed rank must be in the group, and listed once. */
+    char *listed = calloc((size_t)g.size + 1, 1);
+    int *world = malloc(sizeof *world * ((size_t)g.size + 1));
+    if (!listed || !world) {
+        free(listed);
+        free(world);
+        return fail(self, 0, MPI_ERR_NO_MEM, call);
+    }
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= g.size || listed[ranks[i]]) {
+            free(listed);
+            free(world);
+            return fail(self, 0, MPI_ERR_RANK, call);
+        }
+        listed[ranks[i]] = 1;
+    }
+    int size = 0;
+    if (exclude) {
+        for (int r = 0; r < g.size; r++)
+            if (!listed[r])
+                world[size++] = g.world[r];
+    } else {
+        for (int i = 0; i < n; i++)
+            world[size++] = g.world[ranks[i]];
+    }
+    free(listed);
+    return fail(self, 0, group_new(size, world, out), call);
+}
+
+int TMPI_Group_incl(MPI_Group group_handle, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return incl_excl("MPI_Group_incl", group_handle, n, ranks, 0, newgroup);
+}
+
+int TMPI_Group_excl(MPI_Group group_handle, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return incl_excl("MPI_Group_excl", group_handle, n, ranks, 1, newgroup);
+}
+
+int TMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                               int ranks2[])
+{
+    group a, b;
+    if (group_of(group1, &a) != 0 || group_of(group2, &b) != 0)
+        return bad_group("MPI_Group_translate_ranks");
+    for (int i = 0; i < n; i++) {
+        if (ranks1[i] == MPI_PROC_NULL) {
+            ranks2[i] = MPI_PROC_NULL;
+            continue;
+        }
+        if (ranks1[i] < 0 || ranks1[i] >= a.size)
+            return fail(self_or_die("MPI_Group_translate_ranks"), 0, MPI_ERR_RANK,
+                        "MPI_Group_translate_ranks");
+        ranks2[i] = rank_in(&b, a.world[ranks1[i]]);
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Group_free(MPI_Group *handle)
+{
+    if (*handle == MPI_GROUP_EMPTY) {
+        *handle = MPI_GROUP_NULL;
+        return MPI_SUCCESS;
+    }
+    uintptr_t h = (uintptr_t)*handle;
+    group *g = NULL;
+    if (h >= GROUP_BASE && h < GROUP_BASE + HANDLE_SPAN) {
+        int slot = (int)(h - GROUP_BASE);
+        pthread_mutex_lock(&group_lock);
+        if (slot < group_slots) {
+            g = groups[slot];
+            groups[slot] = NULL;
+        }
+        pthread_mutex_unlock(&group_lock);
+    }
+    if (!g)
+        return bad_group("MPI_Group_free");
+    free(g->world);
+    free(g);
+    *handle = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Comm_create: MPI_Comm_split with the group's members as one color,
+   ordered by their rank in the group, and every other rank undefined. */
+int TMPI_Comm_create(MPI_Comm handle, MPI_Group group_handle, MPI_Comm *newcomm)
+{
+    GET_COMM("MPI_Comm_create", handle);
+    group g;
+    if (group_of(group_handle, &g) != 0)
+        return fail(self, comm->errors_return, MPI_ERR_GROUP, "MPI_Comm_create");
+    /* Every member of the group must be one of the communicator. */
+    for (int i = 0; i < g.size; i++) {
+        int found = 0;
+        for (int r = 0; r < comm->size && !found; r++)
+            found = tdm_virt_comm_world_rank(comm, r) == g.world[i];
+        if (!found)
+            return fail(self, comm->errors_return, MPI_ERR_GROUP,
+                        "MPI_Comm_create (the group is not part of the communicator)");
+    }
+    int key = rank_in(&g, self->world);
+    return split(self, slot_, key == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm,
+                 "MPI_Comm_create");
 }
 
 int TMPI_Comm_free(MPI_Comm *handle)
