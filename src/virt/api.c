@@ -1306,7 +1306,7 @@ static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Dat
 {
     GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                displs, recvcount, recvtype, root, OUT(request));
     return collective(self, comm, err, req, request, call);
 }
@@ -1317,7 +1317,7 @@ static int scatterv(const char *call, const void *sendbuf, const int *sendcounts
 {
     GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, sendcount, sendtype,
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, sendcount, sendtype,
                                 recvbuf, recvcount, recvtype, root, OUT(request));
     return collective(self, comm, err, req, request, call);
 }
@@ -1454,9 +1454,10 @@ int TMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm handle)
 {
-    GET_COMM("MPI_Gatherv", handle);
+    const char *call = "MPI_Gatherv";
+    GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                displs, 0, recvtype, root, NULL);
     return collective(self, comm, err, req, NULL, "MPI_Gatherv");
 }
@@ -1465,9 +1466,10 @@ int TMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm handle, MPI_Request *request)
 {
-    GET_COMM("MPI_Igatherv", handle);
+    const char *call = "MPI_Igatherv";
+    GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_gatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                displs, 0, recvtype, root, &req);
     return collective(self, comm, err, req, request, "MPI_Igatherv");
 }
@@ -1476,9 +1478,10 @@ int TMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm handle)
 {
-    GET_COMM("MPI_Scatterv", handle);
+    const char *call = "MPI_Scatterv";
+    GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
                                 recvcount, recvtype, root, NULL);
     return collective(self, comm, err, req, NULL, "MPI_Scatterv");
 }
@@ -1487,9 +1490,10 @@ int TMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm handle, MPI_Request *request)
 {
-    GET_COMM("MPI_Iscatterv", handle);
+    const char *call = "MPI_Iscatterv";
+    GET_COMM(call, handle);
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_scatterv(self, comm, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
                                 recvcount, recvtype, root, &req);
     return collective(self, comm, err, req, request, "MPI_Iscatterv");
 }

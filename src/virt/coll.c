@@ -578,14 +578,13 @@ int tdm_virt_allreduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
     return finish_build(self, s, out);
 }
 
-int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
-                     int recvcount, MPI_Datatype recvtype, int root, tdm_virt_request **out)
+int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, int recvcount, MPI_Datatype recvtype,
+                     int root, tdm_virt_request **out)
 {
     if (bad_root(comm, root))
         return MPI_ERR_ROOT;
-    const char *call =
-        recvcounts ? (out ? "MPI_Igatherv" : "MPI_Gatherv") : (out ? "MPI_Igather" : "MPI_Gather");
     tdm_virt_sched *s = sched_new(comm, call);
     if (s)
         build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvcount,
@@ -593,15 +592,13 @@ int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendb
     return finish_build(self, s, out);
 }
 
-int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
-                      const int *sendcounts, const int *displs, int sendcount,
+int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                      const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, tdm_virt_request **out)
 {
     if (bad_root(comm, root))
         return MPI_ERR_ROOT;
-    const char *call = sendcounts ? (out ? "MPI_Iscatterv" : "MPI_Scatterv")
-                                  : (out ? "MPI_Iscatter" : "MPI_Scatter");
     tdm_virt_sched *s = sched_new(comm, call);
     if (s)
         build_scatterv(s, sendbuf, sendcounts, displs, sendcount, sendtype, recvbuf, recvcount,

@@ -23,13 +23,15 @@ int tdm_virt_reduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbu
                     int count, MPI_Datatype type, MPI_Op op, int root, tdm_virt_request **out);
 int tdm_virt_allreduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
                        int count, MPI_Datatype type, MPI_Op op, tdm_virt_request **out);
-/* Gather and scatter: with recvcounts (sendcounts) NULL the plain forms,
-   recvcount (sendcount) items per rank; otherwise the v forms. */
-int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
-                     int recvcount, MPI_Datatype recvtype, int root, tdm_virt_request **out);
-int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
-                      const int *sendcounts, const int *displs, int sendcount,
+/* Gather and scatter ('call': which one, for errors and the deadlock
+   report): with recvcounts (sendcounts) NULL, recvcount (sendcount) items
+   per rank; otherwise the v forms' counts and displacements. */
+int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, int recvcount, MPI_Datatype recvtype,
+                     int root, tdm_virt_request **out);
+int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                      const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, tdm_virt_request **out);
 int tdm_virt_allgather(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
