@@ -42,6 +42,15 @@ TMPI_EXPORT int TMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
 TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+TMPI_EXPORT int TMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+TMPI_EXPORT int TMPI_Group_size(MPI_Group group, int *size);
+TMPI_EXPORT int TMPI_Group_rank(MPI_Group group, int *rank);
+TMPI_EXPORT int TMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
+                                           MPI_Group group2, int ranks2[]);
+TMPI_EXPORT int TMPI_Group_free(MPI_Group *group);
 
 TMPI_EXPORT int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm);
@@ -66,6 +75,14 @@ TMPI_EXPORT int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_St
 TMPI_EXPORT int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag,
                              MPI_Status *status);
 TMPI_EXPORT int TMPI_Request_free(MPI_Request *request);
+TMPI_EXPORT int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                               MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Start(MPI_Request *request);
+TMPI_EXPORT int TMPI_Startall(int count, MPI_Request *requests);
+TMPI_EXPORT int TMPI_Cancel(MPI_Request *request);
+TMPI_EXPORT int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 TMPI_EXPORT int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 TMPI_EXPORT int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 
@@ -85,6 +102,72 @@ TMPI_EXPORT int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype 
                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 TMPI_EXPORT int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+TMPI_EXPORT int TMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                            MPI_Request *request);
+TMPI_EXPORT int TMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request);
+TMPI_EXPORT int TMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request);
+TMPI_EXPORT int TMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request);
+
+TMPI_EXPORT int TMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request);
+TMPI_EXPORT int TMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request);
+TMPI_EXPORT int TMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                           MPI_Request *request);
+TMPI_EXPORT int TMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                     MPI_Request *request);
 
 #ifdef __cplusplus
 }

@@ -45,8 +45,7 @@ int TMPI_unsupported_MPI_Allgather_init_c() __attribute__((error("MPI_Allgather_
 #define MPI_Allgather_init_c TMPI_unsupported_MPI_Allgather_init_c
 #endif
 #ifndef MPI_Allgatherv
-int TMPI_unsupported_MPI_Allgatherv() __attribute__((error("MPI_Allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Allgatherv TMPI_unsupported_MPI_Allgatherv
+#define MPI_Allgatherv TMPI_Allgatherv
 #endif
 #ifndef MPI_Allgatherv_c
 int TMPI_unsupported_MPI_Allgatherv_c() __attribute__((error("MPI_Allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -91,8 +90,7 @@ int TMPI_unsupported_MPI_Alltoall_init_c() __attribute__((error("MPI_Alltoall_in
 #define MPI_Alltoall_init_c TMPI_unsupported_MPI_Alltoall_init_c
 #endif
 #ifndef MPI_Alltoallv
-int TMPI_unsupported_MPI_Alltoallv() __attribute__((error("MPI_Alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoallv TMPI_unsupported_MPI_Alltoallv
+#define MPI_Alltoallv TMPI_Alltoallv
 #endif
 #ifndef MPI_Alltoallv_c
 int TMPI_unsupported_MPI_Alltoallv_c() __attribute__((error("MPI_Alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -189,8 +187,7 @@ int TMPI_unsupported_MPI_Buffer_detach_c() __attribute__((error("MPI_Buffer_deta
 #define MPI_Buffer_detach_c TMPI_unsupported_MPI_Buffer_detach_c
 #endif
 #ifndef MPI_Cancel
-int TMPI_unsupported_MPI_Cancel() __attribute__((error("MPI_Cancel is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cancel TMPI_unsupported_MPI_Cancel
+#define MPI_Cancel TMPI_Cancel
 #endif
 #ifndef MPI_Cart_coords
 int TMPI_unsupported_MPI_Cart_coords() __attribute__((error("MPI_Cart_coords is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -245,8 +242,7 @@ int TMPI_unsupported_MPI_Comm_connect() __attribute__((error("MPI_Comm_connect i
 #define MPI_Comm_connect TMPI_unsupported_MPI_Comm_connect
 #endif
 #ifndef MPI_Comm_create
-int TMPI_unsupported_MPI_Comm_create() __attribute__((error("MPI_Comm_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_create TMPI_unsupported_MPI_Comm_create
+#define MPI_Comm_create TMPI_Comm_create
 #endif
 #ifndef MPI_Comm_create_errhandler
 int TMPI_unsupported_MPI_Comm_create_errhandler() __attribute__((error("MPI_Comm_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -307,8 +303,7 @@ int TMPI_unsupported_MPI_Comm_get_parent() __attribute__((error("MPI_Comm_get_pa
 #define MPI_Comm_get_parent TMPI_unsupported_MPI_Comm_get_parent
 #endif
 #ifndef MPI_Comm_group
-int TMPI_unsupported_MPI_Comm_group() __attribute__((error("MPI_Comm_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_group TMPI_unsupported_MPI_Comm_group
+#define MPI_Comm_group TMPI_Comm_group
 #endif
 #ifndef MPI_Comm_idup
 int TMPI_unsupported_MPI_Comm_idup() __attribute__((error("MPI_Comm_idup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -411,8 +406,7 @@ int TMPI_unsupported_MPI_Errhandler_set() __attribute__((error("MPI_Errhandler_s
 #define MPI_Errhandler_set TMPI_unsupported_MPI_Errhandler_set
 #endif
 #ifndef MPI_Exscan
-int TMPI_unsupported_MPI_Exscan() __attribute__((error("MPI_Exscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Exscan TMPI_unsupported_MPI_Exscan
+#define MPI_Exscan TMPI_Exscan
 #endif
 #ifndef MPI_Exscan_c
 int TMPI_unsupported_MPI_Exscan_c() __attribute__((error("MPI_Exscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -804,8 +798,7 @@ int TMPI_unsupported_MPI_Gather_init_c() __attribute__((error("MPI_Gather_init_c
 #define MPI_Gather_init_c TMPI_unsupported_MPI_Gather_init_c
 #endif
 #ifndef MPI_Gatherv
-int TMPI_unsupported_MPI_Gatherv() __attribute__((error("MPI_Gatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Gatherv TMPI_unsupported_MPI_Gatherv
+#define MPI_Gatherv TMPI_Gatherv
 #endif
 #ifndef MPI_Gatherv_c
 int TMPI_unsupported_MPI_Gatherv_c() __attribute__((error("MPI_Gatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -884,20 +877,17 @@ int TMPI_unsupported_MPI_Group_difference() __attribute__((error("MPI_Group_diff
 #define MPI_Group_difference TMPI_unsupported_MPI_Group_difference
 #endif
 #ifndef MPI_Group_excl
-int TMPI_unsupported_MPI_Group_excl() __attribute__((error("MPI_Group_excl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_excl TMPI_unsupported_MPI_Group_excl
+#define MPI_Group_excl TMPI_Group_excl
 #endif
 #ifndef MPI_Group_free
-int TMPI_unsupported_MPI_Group_free() __attribute__((error("MPI_Group_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_free TMPI_unsupported_MPI_Group_free
+#define MPI_Group_free TMPI_Group_free
 #endif
 #ifndef MPI_Group_from_session_pset
 int TMPI_unsupported_MPI_Group_from_session_pset() __attribute__((error("MPI_Group_from_session_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_from_session_pset TMPI_unsupported_MPI_Group_from_session_pset
 #endif
 #ifndef MPI_Group_incl
-int TMPI_unsupported_MPI_Group_incl() __attribute__((error("MPI_Group_incl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_incl TMPI_unsupported_MPI_Group_incl
+#define MPI_Group_incl TMPI_Group_incl
 #endif
 #ifndef MPI_Group_intersection
 int TMPI_unsupported_MPI_Group_intersection() __attribute__((error("MPI_Group_intersection is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -912,56 +902,48 @@ int TMPI_unsupported_MPI_Group_range_incl() __attribute__((error("MPI_Group_rang
 #define MPI_Group_range_incl TMPI_unsupported_MPI_Group_range_incl
 #endif
 #ifndef MPI_Group_rank
-int TMPI_unsupported_MPI_Group_rank() __attribute__((error("MPI_Group_rank is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_rank TMPI_unsupported_MPI_Group_rank
+#define MPI_Group_rank TMPI_Group_rank
 #endif
 #ifndef MPI_Group_size
-int TMPI_unsupported_MPI_Group_size() __attribute__((error("MPI_Group_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_size TMPI_unsupported_MPI_Group_size
+#define MPI_Group_size TMPI_Group_size
 #endif
 #ifndef MPI_Group_translate_ranks
-int TMPI_unsupported_MPI_Group_translate_ranks() __attribute__((error("MPI_Group_translate_ranks is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_translate_ranks TMPI_unsupported_MPI_Group_translate_ranks
+#define MPI_Group_translate_ranks TMPI_Group_translate_ranks
 #endif
 #ifndef MPI_Group_union
 int TMPI_unsupported_MPI_Group_union() __attribute__((error("MPI_Group_union is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_union TMPI_unsupported_MPI_Group_union
 #endif
 #ifndef MPI_Iallgather
-int TMPI_unsupported_MPI_Iallgather() __attribute__((error("MPI_Iallgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallgather TMPI_unsupported_MPI_Iallgather
+#define MPI_Iallgather TMPI_Iallgather
 #endif
 #ifndef MPI_Iallgather_c
 int TMPI_unsupported_MPI_Iallgather_c() __attribute__((error("MPI_Iallgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallgather_c TMPI_unsupported_MPI_Iallgather_c
 #endif
 #ifndef MPI_Iallgatherv
-int TMPI_unsupported_MPI_Iallgatherv() __attribute__((error("MPI_Iallgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallgatherv TMPI_unsupported_MPI_Iallgatherv
+#define MPI_Iallgatherv TMPI_Iallgatherv
 #endif
 #ifndef MPI_Iallgatherv_c
 int TMPI_unsupported_MPI_Iallgatherv_c() __attribute__((error("MPI_Iallgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallgatherv_c TMPI_unsupported_MPI_Iallgatherv_c
 #endif
 #ifndef MPI_Iallreduce
-int TMPI_unsupported_MPI_Iallreduce() __attribute__((error("MPI_Iallreduce is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iallreduce TMPI_unsupported_MPI_Iallreduce
+#define MPI_Iallreduce TMPI_Iallreduce
 #endif
 #ifndef MPI_Iallreduce_c
 int TMPI_unsupported_MPI_Iallreduce_c() __attribute__((error("MPI_Iallreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallreduce_c TMPI_unsupported_MPI_Iallreduce_c
 #endif
 #ifndef MPI_Ialltoall
-int TMPI_unsupported_MPI_Ialltoall() __attribute__((error("MPI_Ialltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ialltoall TMPI_unsupported_MPI_Ialltoall
+#define MPI_Ialltoall TMPI_Ialltoall
 #endif
 #ifndef MPI_Ialltoall_c
 int TMPI_unsupported_MPI_Ialltoall_c() __attribute__((error("MPI_Ialltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ialltoall_c TMPI_unsupported_MPI_Ialltoall_c
 #endif
 #ifndef MPI_Ialltoallv
-int TMPI_unsupported_MPI_Ialltoallv() __attribute__((error("MPI_Ialltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ialltoallv TMPI_unsupported_MPI_Ialltoallv
+#define MPI_Ialltoallv TMPI_Ialltoallv
 #endif
 #ifndef MPI_Ialltoallv_c
 int TMPI_unsupported_MPI_Ialltoallv_c() __attribute__((error("MPI_Ialltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -976,12 +958,10 @@ int TMPI_unsupported_MPI_Ialltoallw_c() __attribute__((error("MPI_Ialltoallw_c i
 #define MPI_Ialltoallw_c TMPI_unsupported_MPI_Ialltoallw_c
 #endif
 #ifndef MPI_Ibarrier
-int TMPI_unsupported_MPI_Ibarrier() __attribute__((error("MPI_Ibarrier is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ibarrier TMPI_unsupported_MPI_Ibarrier
+#define MPI_Ibarrier TMPI_Ibarrier
 #endif
 #ifndef MPI_Ibcast
-int TMPI_unsupported_MPI_Ibcast() __attribute__((error("MPI_Ibcast is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ibcast TMPI_unsupported_MPI_Ibcast
+#define MPI_Ibcast TMPI_Ibcast
 #endif
 #ifndef MPI_Ibcast_c
 int TMPI_unsupported_MPI_Ibcast_c() __attribute__((error("MPI_Ibcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -996,24 +976,21 @@ int TMPI_unsupported_MPI_Ibsend_c() __attribute__((error("MPI_Ibsend_c is not su
 #define MPI_Ibsend_c TMPI_unsupported_MPI_Ibsend_c
 #endif
 #ifndef MPI_Iexscan
-int TMPI_unsupported_MPI_Iexscan() __attribute__((error("MPI_Iexscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iexscan TMPI_unsupported_MPI_Iexscan
+#define MPI_Iexscan TMPI_Iexscan
 #endif
 #ifndef MPI_Iexscan_c
 int TMPI_unsupported_MPI_Iexscan_c() __attribute__((error("MPI_Iexscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iexscan_c TMPI_unsupported_MPI_Iexscan_c
 #endif
 #ifndef MPI_Igather
-int TMPI_unsupported_MPI_Igather() __attribute__((error("MPI_Igather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Igather TMPI_unsupported_MPI_Igather
+#define MPI_Igather TMPI_Igather
 #endif
 #ifndef MPI_Igather_c
 int TMPI_unsupported_MPI_Igather_c() __attribute__((error("MPI_Igather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Igather_c TMPI_unsupported_MPI_Igather_c
 #endif
 #ifndef MPI_Igatherv
-int TMPI_unsupported_MPI_Igatherv() __attribute__((error("MPI_Igatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Igatherv TMPI_unsupported_MPI_Igatherv
+#define MPI_Igatherv TMPI_Igatherv
 #endif
 #ifndef MPI_Igatherv_c
 int TMPI_unsupported_MPI_Igatherv_c() __attribute__((error("MPI_Igatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1147,20 +1124,17 @@ int TMPI_unsupported_MPI_Irecv_c() __attribute__((error("MPI_Irecv_c is not supp
 #define MPI_Irecv_c TMPI_unsupported_MPI_Irecv_c
 #endif
 #ifndef MPI_Ireduce
-int TMPI_unsupported_MPI_Ireduce() __attribute__((error("MPI_Ireduce is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce TMPI_unsupported_MPI_Ireduce
+#define MPI_Ireduce TMPI_Ireduce
 #endif
 #ifndef MPI_Ireduce_c
 int TMPI_unsupported_MPI_Ireduce_c() __attribute__((error("MPI_Ireduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ireduce_c TMPI_unsupported_MPI_Ireduce_c
 #endif
 #ifndef MPI_Ireduce_scatter
-int TMPI_unsupported_MPI_Ireduce_scatter() __attribute__((error("MPI_Ireduce_scatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce_scatter TMPI_unsupported_MPI_Ireduce_scatter
+#define MPI_Ireduce_scatter TMPI_Ireduce_scatter
 #endif
 #ifndef MPI_Ireduce_scatter_block
-int TMPI_unsupported_MPI_Ireduce_scatter_block() __attribute__((error("MPI_Ireduce_scatter_block is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ireduce_scatter_block TMPI_unsupported_MPI_Ireduce_scatter_block
+#define MPI_Ireduce_scatter_block TMPI_Ireduce_scatter_block
 #endif
 #ifndef MPI_Ireduce_scatter_block_c
 int TMPI_unsupported_MPI_Ireduce_scatter_block_c() __attribute__((error("MPI_Ireduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1182,24 +1156,21 @@ int TMPI_unsupported_MPI_Irsend_c() __attribute__((error("MPI_Irsend_c is not su
 #define MPI_Is_thread_main TMPI_Is_thread_main
 #endif
 #ifndef MPI_Iscan
-int TMPI_unsupported_MPI_Iscan() __attribute__((error("MPI_Iscan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscan TMPI_unsupported_MPI_Iscan
+#define MPI_Iscan TMPI_Iscan
 #endif
 #ifndef MPI_Iscan_c
 int TMPI_unsupported_MPI_Iscan_c() __attribute__((error("MPI_Iscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iscan_c TMPI_unsupported_MPI_Iscan_c
 #endif
 #ifndef MPI_Iscatter
-int TMPI_unsupported_MPI_Iscatter() __attribute__((error("MPI_Iscatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscatter TMPI_unsupported_MPI_Iscatter
+#define MPI_Iscatter TMPI_Iscatter
 #endif
 #ifndef MPI_Iscatter_c
 int TMPI_unsupported_MPI_Iscatter_c() __attribute__((error("MPI_Iscatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iscatter_c TMPI_unsupported_MPI_Iscatter_c
 #endif
 #ifndef MPI_Iscatterv
-int TMPI_unsupported_MPI_Iscatterv() __attribute__((error("MPI_Iscatterv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Iscatterv TMPI_unsupported_MPI_Iscatterv
+#define MPI_Iscatterv TMPI_Iscatterv
 #endif
 #ifndef MPI_Iscatterv_c
 int TMPI_unsupported_MPI_Iscatterv_c() __attribute__((error("MPI_Iscatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1425,8 +1396,7 @@ int TMPI_unsupported_MPI_Recv_c() __attribute__((error("MPI_Recv_c is not suppor
 #define MPI_Recv_c TMPI_unsupported_MPI_Recv_c
 #endif
 #ifndef MPI_Recv_init
-int TMPI_unsupported_MPI_Recv_init() __attribute__((error("MPI_Recv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Recv_init TMPI_unsupported_MPI_Recv_init
+#define MPI_Recv_init TMPI_Recv_init
 #endif
 #ifndef MPI_Recv_init_c
 int TMPI_unsupported_MPI_Recv_init_c() __attribute__((error("MPI_Recv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1452,12 +1422,10 @@ int TMPI_unsupported_MPI_Reduce_local_c() __attribute__((error("MPI_Reduce_local
 #define MPI_Reduce_local_c TMPI_unsupported_MPI_Reduce_local_c
 #endif
 #ifndef MPI_Reduce_scatter
-int TMPI_unsupported_MPI_Reduce_scatter() __attribute__((error("MPI_Reduce_scatter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter TMPI_unsupported_MPI_Reduce_scatter
+#define MPI_Reduce_scatter TMPI_Reduce_scatter
 #endif
 #ifndef MPI_Reduce_scatter_block
-int TMPI_unsupported_MPI_Reduce_scatter_block() __attribute__((error("MPI_Reduce_scatter_block is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter_block TMPI_unsupported_MPI_Reduce_scatter_block
+#define MPI_Reduce_scatter_block TMPI_Reduce_scatter_block
 #endif
 #ifndef MPI_Reduce_scatter_block_c
 int TMPI_unsupported_MPI_Reduce_scatter_block_c() __attribute__((error("MPI_Reduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1495,8 +1463,7 @@ int TMPI_unsupported_MPI_Register_datarep_c() __attribute__((error("MPI_Register
 #define MPI_Request_free TMPI_Request_free
 #endif
 #ifndef MPI_Request_get_status
-int TMPI_unsupported_MPI_Request_get_status() __attribute__((error("MPI_Request_get_status is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Request_get_status TMPI_unsupported_MPI_Request_get_status
+#define MPI_Request_get_status TMPI_Request_get_status
 #endif
 #ifndef MPI_Rget
 int TMPI_unsupported_MPI_Rget() __attribute__((error("MPI_Rget is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1539,8 +1506,7 @@ int TMPI_unsupported_MPI_Rsend_init_c() __attribute__((error("MPI_Rsend_init_c i
 #define MPI_Rsend_init_c TMPI_unsupported_MPI_Rsend_init_c
 #endif
 #ifndef MPI_Scan
-int TMPI_unsupported_MPI_Scan() __attribute__((error("MPI_Scan is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scan TMPI_unsupported_MPI_Scan
+#define MPI_Scan TMPI_Scan
 #endif
 #ifndef MPI_Scan_c
 int TMPI_unsupported_MPI_Scan_c() __attribute__((error("MPI_Scan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1570,8 +1536,7 @@ int TMPI_unsupported_MPI_Scatter_init_c() __attribute__((error("MPI_Scatter_init
 #define MPI_Scatter_init_c TMPI_unsupported_MPI_Scatter_init_c
 #endif
 #ifndef MPI_Scatterv
-int TMPI_unsupported_MPI_Scatterv() __attribute__((error("MPI_Scatterv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scatterv TMPI_unsupported_MPI_Scatterv
+#define MPI_Scatterv TMPI_Scatterv
 #endif
 #ifndef MPI_Scatterv_c
 int TMPI_unsupported_MPI_Scatterv_c() __attribute__((error("MPI_Scatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1593,8 +1558,7 @@ int TMPI_unsupported_MPI_Send_c() __attribute__((error("MPI_Send_c is not suppor
 #define MPI_Send_c TMPI_unsupported_MPI_Send_c
 #endif
 #ifndef MPI_Send_init
-int TMPI_unsupported_MPI_Send_init() __attribute__((error("MPI_Send_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Send_init TMPI_unsupported_MPI_Send_init
+#define MPI_Send_init TMPI_Send_init
 #endif
 #ifndef MPI_Send_init_c
 int TMPI_unsupported_MPI_Send_init_c() __attribute__((error("MPI_Send_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1671,12 +1635,10 @@ int TMPI_unsupported_MPI_Ssend_init_c() __attribute__((error("MPI_Ssend_init_c i
 #define MPI_Ssend_init_c TMPI_unsupported_MPI_Ssend_init_c
 #endif
 #ifndef MPI_Start
-int TMPI_unsupported_MPI_Start() __attribute__((error("MPI_Start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Start TMPI_unsupported_MPI_Start
+#define MPI_Start TMPI_Start
 #endif
 #ifndef MPI_Startall
-int TMPI_unsupported_MPI_Startall() __attribute__((error("MPI_Startall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Startall TMPI_unsupported_MPI_Startall
+#define MPI_Startall TMPI_Startall
 #endif
 #ifndef MPI_Status_c2f
 int TMPI_unsupported_MPI_Status_c2f() __attribute__((error("MPI_Status_c2f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

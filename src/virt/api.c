@@ -6,6 +6,7 @@
  * stops with a message.
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,35 @@ static void fill_status(MPI_Status *status, const tdm_virt_request *req)
     status->MPI_TAG = req->status_tag;
     status->MPI_ERROR = req->status_error;
     PMPI_Status_set_elements_x(status, MPI_BYTE, (MPI_Count)req->status_bytes);
-    PMPI_Status_set_cancelled(status, 0);
+    PMPI_Status_set_cancelled(status, req->status_cancelled);
+}
+
+/* A persistent request between its completion and its next MPI_Start:
+   waits and tests take it as MPI_REQUEST_NULL. */
+static int inactive(const tdm_virt_request *req)
+{
+    return req->persistent && !req->active;
+}
+
+/* The handle of a request that completed: MPI_REQUEST_NULL, except a
+   persistent request's, which stays. */
+static void retire_handle(const tdm_virt_request *req, MPI_Request *handle)
+{
+    if (!req->persistent)
+        *handle = MPI_REQUEST_NULL;
+}
+
+/* Move the rank's nonblocking collectives on (tests, MPI_Waitany). */
+static void progress(tdm_virt_rank *self)
+{
+    if (self->coll)
+        tdm_virt_coll_progress(self, 1);
+}
+
+static const char *wait_call(const tdm_virt_request *req, const char *receive, const char *send,
+                             const char *collective)
+{
+    return req->kind == TDM_VIRT_RECV ? receive : req->kind == TDM_VIRT_COLL ? collective : send;
 }
 
 static void empty_status(MPI_Status *status)
@@ -224,6 +253,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
+    tdm_virt_queue_set_progress(tdm_virt_coll_progress);
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();
     tdm_virt_sched_finish();
@@ -357,14 +387,14 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
     int *all = malloc(sizeof *all * 2 * (size_t)n);
     if (!all)
         return fail(self, errors_return, MPI_ERR_NO_MEM, call);
-    int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT);
+    int err = tdm_virt_allgather(self, parent, mine, 2, MPI_INT, all, 2, MPI_INT, NULL);
     /* Rank 0 takes n contexts that no process uses; each color takes the
        one of its first member. */
     int contexts[2] = {0, 0};
     if (me == 0)
         tdm_virt_comm_new_contexts(n, &contexts[0], &contexts[1]);
     if (err == MPI_SUCCESS)
-        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0);
+        err = tdm_virt_bcast(self, parent, contexts, 2, MPI_INT, 0, NULL);
     if (err != MPI_SUCCESS) {
         free(all);
         return fail(self, errors_return, err, call);
@@ -423,6 +453,240 @@ int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return fail(self, comm->errors_return, MPI_ERR_ARG, "MPI_Comm_split (negative color)");
     return split(self, slot_, color, key, newcomm, "MPI_Comm_split");
+}
+
+/* ---------------------------------------------------------------- groups */
+
+/* Groups: ordered lists of world ranks, in one table of the process (any
+   rank of any core may free what another made: they are local objects, but
+   the table is shared), handles GROUP_BASE plus their slot. MPI_GROUP_EMPTY
+   stays the real MPI's constant, the group of no rank. */
+#define GROUP_BASE ((uintptr_t)0x7c000000u)
+
+typedef struct {
+    int size;
+    int *world; /* world rank of each member */
+} group;
+
+static group **groups;
+static int group_slots;
+static pthread_mutex_t group_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The group of 'handle' (its size and members in *out), or -1 if it is not
+   one. MPI_GROUP_EMPTY is the empty group. */
+static int group_of(MPI_Group handle, group *out)
+{
+    if (handle == MPI_GROUP_EMPTY) {
+        *out = (group){0, NULL};
+        return 0;
+    }
+    uintptr_t h = (uintptr_t)handle;
+    if (h < GROUP_BASE || h >= GROUP_BASE + HANDLE_SPAN)
+        return -1;
+    int slot = (int)(h - GROUP_BASE);
+    pthread_mutex_lock(&group_lock);
+    group *g = slot < group_slots ? groups[slot] : NULL;
+    if (g)
+        *out = *g;
+    pthread_mutex_unlock(&group_lock);
+    return g ? 0 : -1;
+}
+
+/* A new group of 'size' members (world: malloc'ed, taken over). */
+static int group_new(int size, int *world, MPI_Group *handle)
+{
+    if (size == 0) {
+        free(world);
+        *handle = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
+    group *g = malloc(sizeof *g);
+    if (!g) {
+        free(world);
+        return MPI_ERR_NO_MEM;
+    }
+    *g = (group){size, world};
+    pthread_mutex_lock(&group_lock);
+    int slot = 0;
+    while (slot < group_slots && groups[slot])
+        slot++;
+    if (slot == group_slots) {
+        int more = group_slots ? 2 * group_slots : 64;
+        group **grown = realloc(groups, sizeof *grown * (size_t)more);
+        if (!grown) {
+            pthread_mutex_unlock(&group_lock);
+            free(world);
+            free(g);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int i = group_slots; i < more; i++)
+            grown[i] = NULL;
+        groups = grown;
+        group_slots = more;
+    }
+    groups[slot] = g;
+    pthread_mutex_unlock(&group_lock);
+    *handle = (MPI_Group)(GROUP_BASE + (uintptr_t)slot);
+    return MPI_SUCCESS;
+}
+
+/* The rank of world rank 'world' in g, or MPI_UNDEFINED. */
+static int rank_in(const group *g, int world)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->world[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}
+
+static int bad_group(const char *call)
+{
+    return fail(self_or_die(call), 0, MPI_ERR_GROUP, call);
+}
+
+int TMPI_Comm_group(MPI_Comm handle, MPI_Group *out)
+{
+    GET_COMM("MPI_Comm_group", handle);
+    int *world = malloc(sizeof *world * (size_t)comm->size);
+    if (!world)
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, "MPI_Comm_group");
+    for (int r = 0; r < comm->size; r++)
+        world[r] = tdm_virt_comm_world_rank(comm, r);
+    return fail(self, comm->errors_return, group_new(comm->size, world, out), "MPI_Comm_group");
+}
+
+int TMPI_Group_size(MPI_Group handle, int *size)
+{
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group("MPI_Group_size");
+    *size = g.size;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Group_rank(MPI_Group handle, int *rank)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Group_rank");
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group("MPI_Group_rank");
+    *rank = rank_in(&g, self->world);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Group_incl ('exclude' 0) and MPI_Group_excl. */
+static int incl_excl(const char *call, MPI_Group handle, int n, const int ranks[], int exclude,
+                     MPI_Group *out)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group(call);
+    if (n < 0 || n > g.size)
+        return fail(self, 0, MPI_ERR_ARG, call);
+    /* Each listed rank must be in the group, and listed once. */
+    char *listed = calloc((size_t)g.size + 1, 1);
+    int *world = malloc(sizeof *world * ((size_t)g.size + 1));
+    if (!listed || !world) {
+        free(listed);
+        free(world);
+        return fail(self, 0, MPI_ERR_NO_MEM, call);
+    }
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= g.size || listed[ranks[i]]) {
+            free(listed);
+            free(world);
+            return fail(self, 0, MPI_ERR_RANK, call);
+        }
+        listed[ranks[i]] = 1;
+    }
+    int size = 0;
+    if (exclude) {
+        for (int r = 0; r < g.size; r++)
+            if (!listed[r])
+                world[size++] = g.world[r];
+    } else {
+        for (int i = 0; i < n; i++)
+            world[size++] = g.world[ranks[i]];
+    }
+    free(listed);
+    return fail(self, 0, group_new(size, world, out), call);
+}
+
+int TMPI_Group_incl(MPI_Group group_handle, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return incl_excl("MPI_Group_incl", group_handle, n, ranks, 0, newgroup);
+}
+
+int TMPI_Group_excl(MPI_Group group_handle, int n, const int ranks[], MPI_Group *newgroup)
+{
+    return incl_excl("MPI_Group_excl", group_handle, n, ranks, 1, newgroup);
+}
+
+int TMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                               int ranks2[])
+{
+    group a, b;
+    if (group_of(group1, &a) != 0 || group_of(group2, &b) != 0)
+        return bad_group("MPI_Group_translate_ranks");
+    for (int i = 0; i < n; i++) {
+        if (ranks1[i] == MPI_PROC_NULL) {
+            ranks2[i] = MPI_PROC_NULL;
+            continue;
+        }
+        if (ranks1[i] < 0 || ranks1[i] >= a.size)
+            return fail(self_or_die("MPI_Group_translate_ranks"), 0, MPI_ERR_RANK,
+                        "MPI_Group_translate_ranks");
+        ranks2[i] = rank_in(&b, a.world[ranks1[i]]);
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Group_free(MPI_Group *handle)
+{
+    if (*handle == MPI_GROUP_EMPTY) {
+        *handle = MPI_GROUP_NULL;
+        return MPI_SUCCESS;
+    }
+    uintptr_t h = (uintptr_t)*handle;
+    group *g = NULL;
+    if (h >= GROUP_BASE && h < GROUP_BASE + HANDLE_SPAN) {
+        int slot = (int)(h - GROUP_BASE);
+        pthread_mutex_lock(&group_lock);
+        if (slot < group_slots) {
+            g = groups[slot];
+            groups[slot] = NULL;
+        }
+        pthread_mutex_unlock(&group_lock);
+    }
+    if (!g)
+        return bad_group("MPI_Group_free");
+    free(g->world);
+    free(g);
+    *handle = MPI_GROUP_NULL;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Comm_create: MPI_Comm_split with the group's members as one color,
+   ordered by their rank in the group, and every other rank undefined. */
+int TMPI_Comm_create(MPI_Comm handle, MPI_Group group_handle, MPI_Comm *newcomm)
+{
+    GET_COMM("MPI_Comm_create", handle);
+    group g;
+    if (group_of(group_handle, &g) != 0)
+        return fail(self, comm->errors_return, MPI_ERR_GROUP, "MPI_Comm_create");
+    /* Every member of the group must be one of the communicator. */
+    for (int i = 0; i < g.size; i++) {
+        int found = 0;
+        for (int r = 0; r < comm->size && !found; r++)
+            found = tdm_virt_comm_world_rank(comm, r) == g.world[i];
+        if (!found)
+            return fail(self, comm->errors_return, MPI_ERR_GROUP,
+                        "MPI_Comm_create (the group is not part of the communicator)");
+    }
+    int key = rank_in(&g, self->world);
+    return split(self, slot_, key == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm,
+                 "MPI_Comm_create");
 }
 
 int TMPI_Comm_free(MPI_Comm *handle)
@@ -488,7 +752,10 @@ static int finish_one(tdm_virt_rank *self, tdm_virt_request *req, MPI_Status *st
         fill_status(status, req);
     else
         empty_status(status);
-    tdm_virt_request_release(self, req);
+    if (req->persistent)
+        req->active = 0;
+    else
+        tdm_virt_request_release(self, req);
     return fail(self, errors_return, err, call);
 }
 
@@ -604,10 +871,15 @@ int TMPI_Wait(MPI_Request *request, MPI_Status *status)
     tdm_virt_request *req = request_of(*request);
     if (!req)
         return bad_request("MPI_Wait");
-    *request = MPI_REQUEST_NULL;
-    return finish_one(self_or_die("MPI_Wait"), req, status,
-                      req->kind == TDM_VIRT_RECV ? "MPI_Wait (a receive)" : "MPI_Wait (a send)",
-                      req->source, req->tag);
+    if (inactive(req)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    retire_handle(req, request);
+    return finish_one(
+        self_or_die("MPI_Wait"), req, status,
+        wait_call(req, "MPI_Wait (a receive)", "MPI_Wait (a send)", "MPI_Wait (a collective)"),
+        req->source, req->tag);
 }
 
 int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -621,18 +893,25 @@ int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     tdm_virt_request *req = request_of(*request);
     if (!req)
         return bad_request("MPI_Test");
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    progress(self);
     if (!tdm_virt_request_done(req)) {
         /* Let the other ranks of this core run: a loop of MPI_Test would
            otherwise hold the core while the message it tests for cannot be
            sent. */
         tdm_virt_yield(self);
+        progress(self);
         if (!tdm_virt_request_done(req)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
     }
     *flag = 1;
-    *request = MPI_REQUEST_NULL;
+    retire_handle(req, request);
     return finish_one(self, req, status, "MPI_Test", TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
@@ -650,10 +929,14 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
             continue;
         }
         tdm_virt_request *req = request_of(requests[i]);
-        requests[i] = MPI_REQUEST_NULL;
+        if (inactive(req)) {
+            empty_status(st);
+            continue;
+        }
+        retire_handle(req, &requests[i]);
         tdm_virt_request_wait(self, req,
-                              req->kind == TDM_VIRT_RECV ? "MPI_Waitall (a receive)"
-                                                         : "MPI_Waitall (a send)",
+                              wait_call(req, "MPI_Waitall (a receive)", "MPI_Waitall (a send)",
+                                        "MPI_Waitall (a collective)"),
                               req->source, req->tag);
         if (req->kind == TDM_VIRT_RECV)
             fill_status(st, req);
@@ -663,7 +946,10 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
             any_error = 1;
             errors_return &= req->errors_return;
         }
-        tdm_virt_request_release(self, req);
+        if (req->persistent)
+            req->active = 0;
+        else
+            tdm_virt_request_release(self, req);
     }
     return any_error ? fail(self, errors_return, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
@@ -672,6 +958,7 @@ int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *status
 {
     tdm_virt_rank *self = self_or_die("MPI_Testall");
     for (int pass = 0; pass < 2; pass++) {
+        progress(self);
         int all = 1;
         for (int i = 0; i < count; i++) {
             if (requests[i] == MPI_REQUEST_NULL)
@@ -706,6 +993,8 @@ static int first_done(int count, MPI_Request *requests, int *bad)
             *bad = 1;
             return -1;
         }
+        if (inactive(req))
+            continue;
         active = 1;
         if (tdm_virt_request_done(req))
             return i;
@@ -722,7 +1011,7 @@ static int complete_at(tdm_virt_rank *self, MPI_Request *requests, int i, int *i
         return MPI_SUCCESS;
     }
     tdm_virt_request *req = request_of(requests[i]);
-    requests[i] = MPI_REQUEST_NULL;
+    retire_handle(req, &requests[i]);
     *index = i;
     return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
@@ -731,13 +1020,20 @@ int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *statu
 {
     tdm_virt_rank *self = self_or_die("MPI_Waitany");
     int bad, i;
-    while ((i = first_done(count, requests, &bad)) == -1) {
+    for (;;) {
+        progress(self);
+        if ((i = first_done(count, requests, &bad)) != -1)
+            break;
         if (bad)
             return bad_request("MPI_Waitany");
         tdm_virt_wait_prepare(self, "MPI_Waitany", TDM_VIRT_NONE, TDM_VIRT_NONE);
         if ((i = first_done(count, requests, &bad)) != -1) {
             tdm_virt_wait_cancel(self);
             break;
+        }
+        if (self->coll && tdm_virt_coll_progress(self, 0)) {
+            tdm_virt_wait_cancel(self);
+            continue;
         }
         tdm_virt_wait_commit(self);
     }
@@ -748,9 +1044,11 @@ int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_St
 {
     tdm_virt_rank *self = self_or_die("MPI_Testany");
     int bad;
+    progress(self);
     int i = first_done(count, requests, &bad);
     if (i == -1 && !bad) {
         tdm_virt_yield(self);
+        progress(self);
         i = first_done(count, requests, &bad);
     }
     if (bad)
@@ -772,6 +1070,134 @@ int TMPI_Request_free(MPI_Request *request)
         return bad_request("MPI_Request_free");
     *request = MPI_REQUEST_NULL;
     tdm_virt_request_release(self, req);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Send_init and MPI_Recv_init: an inactive request that keeps what
+   each MPI_Start starts. */
+static int persistent(const char *call, int kind, void *buf, int count, MPI_Datatype type, int peer,
+                      int tag, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    if (peer != MPI_PROC_NULL && !(kind == TDM_VIRT_RECV && peer == MPI_ANY_SOURCE) &&
+        (peer < 0 || peer >= comm->size))
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0 && !(kind == TDM_VIRT_RECV && tag == MPI_ANY_TAG))
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    tdm_virt_request *req = tdm_virt_request_new(self);
+    if (!req)
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    req->kind = req->persistent = kind;
+    req->done = 1; /* inactive */
+    req->errors_return = comm->errors_return;
+    req->p_buf = buf;
+    req->p_count = count;
+    req->p_type = type;
+    req->p_peer = peer;
+    req->p_tag = tag;
+    req->p_comm = handle;
+    *request = request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent("MPI_Send_init", TDM_VIRT_SEND, (void *)(uintptr_t)buf, count, datatype, dest,
+                      tag, comm, request);
+}
+
+int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return persistent("MPI_Recv_init", TDM_VIRT_RECV, buf, count, datatype, source, tag, comm,
+                      request);
+}
+
+int TMPI_Start(MPI_Request *request)
+{
+    (void)self_or_die("MPI_Start");
+    tdm_virt_request *req = request_of(*request);
+    if (!req || !req->persistent || req->active)
+        return bad_request("MPI_Start");
+    /* The same request starts again: its status as new. */
+    req->active = 1;
+    req->done = 0;
+    req->status_source = req->status_tag = req->status_error = 0;
+    req->status_bytes = 0;
+    req->status_cancelled = 0;
+    req->next = NULL;
+    if (req->p_peer == MPI_PROC_NULL) {
+        req->status_source = MPI_PROC_NULL;
+        req->status_tag = MPI_ANY_TAG;
+        req->done = 1;
+        return MPI_SUCCESS;
+    }
+    int err;
+    if (req->persistent == TDM_VIRT_SEND)
+        err = start_send("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
+                         req->p_tag, req->p_comm, 0, &req);
+    else
+        err = start_recv("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
+                         req->p_tag, req->p_comm, &req);
+    if (err != MPI_SUCCESS) {
+        req->active = 0;
+        req->done = 1;
+    }
+    return err;
+}
+
+int TMPI_Startall(int count, MPI_Request *requests)
+{
+    for (int i = 0; i < count; i++) {
+        int err = TMPI_Start(&requests[i]);
+        if (err != MPI_SUCCESS)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cancel(MPI_Request *request)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Cancel");
+    tdm_virt_request *req = request_of(*request);
+    if (!req)
+        return bad_request("MPI_Cancel");
+    /* A receive that no message matched yet is taken back; a send, or a
+       receive already matched, completes as it would have. */
+    if (req->kind == TDM_VIRT_RECV && !tdm_virt_request_done(req))
+        tdm_virt_cancel(self, req);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Request_get_status");
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_request *req = request_of(request);
+    if (!req)
+        return bad_request("MPI_Request_get_status");
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    progress(self);
+    if (!tdm_virt_request_done(req)) {
+        tdm_virt_yield(self);
+        progress(self);
+    }
+    *flag = tdm_virt_request_done(req);
+    if (*flag) {
+        if (req->kind == TDM_VIRT_RECV)
+            fill_status(status, req);
+        else
+            empty_status(status);
+    }
     return MPI_SUCCESS;
 }
 
@@ -823,67 +1249,373 @@ int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 /* ------------------------------------------------------- collectives */
 
-int TMPI_Barrier(MPI_Comm handle)
+/* A blocking collective (request NULL) or a nonblocking one: its error
+   through the communicator's handler, its request's handle in *request. */
+static int collective(tdm_virt_rank *self, const tdm_virt_comm *comm, int err,
+                      tdm_virt_request *req, MPI_Request *request, const char *call)
 {
-    GET_COMM("MPI_Barrier", handle);
-    return fail(self, comm->errors_return, tdm_virt_barrier(self, comm), "MPI_Barrier");
+    if (err == MPI_SUCCESS && request) {
+        req->errors_return = comm->errors_return;
+        req->source = req->tag = TDM_VIRT_NONE;
+        *request = request_handle(req);
+    }
+    return fail(self, comm->errors_return, err, call);
 }
 
-int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle)
+#define OUT(request) ((request) ? &req : NULL)
+
+static int barrier(const char *call, MPI_Comm handle, MPI_Request *request)
 {
-    GET_COMM("MPI_Bcast", handle);
-    return fail(self, comm->errors_return,
-                tdm_virt_bcast(self, comm, buffer, count, datatype, root), "MPI_Bcast");
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_barrier(self, comm, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int bcast(const char *call, void *buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_bcast(self, comm, buffer, count, datatype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, datatype, op, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int allreduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allreduce(self, comm, sendbuf, recvbuf, count, datatype, op, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int gatherv(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, recvcount, recvtype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int scatterv(const char *call, const void *sendbuf, const int *sendcounts, const int *displs,
+                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, sendcount, sendtype,
+                                recvbuf, recvcount, recvtype, root, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
+                     MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+static int alltoall(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoall(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, OUT(request));
+    return collective(self, comm, err, req, request, call);
+}
+
+int TMPI_Barrier(MPI_Comm comm)
+{
+    return barrier("MPI_Barrier", comm, NULL);
+}
+
+int TMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return barrier("MPI_Ibarrier", comm, request);
+}
+
+int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL);
+}
+
+int TMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
 
 int TMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm handle)
+                int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Reduce", handle);
-    int err = tdm_virt_reduce(self, comm, sendbuf, recvbuf, count, datatype, op, root);
-    return fail(self, comm->errors_return, err, "MPI_Reduce");
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+}
+
+int TMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 int TMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm handle)
+                   MPI_Comm comm)
 {
-    GET_COMM("MPI_Allreduce", handle);
-    int err = tdm_virt_allreduce(self, comm, sendbuf, recvbuf, count, datatype, op);
-    return fail(self, comm->errors_return, err, "MPI_Allreduce");
+    return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, NULL);
+}
+
+int TMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int TMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Gather", handle);
-    int err = tdm_virt_gather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, root);
-    return fail(self, comm->errors_return, err, "MPI_Gather");
+    return gatherv("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                   recvtype, root, comm, NULL);
+}
+
+int TMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return gatherv("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                   recvtype, root, comm, request);
 }
 
 int TMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle)
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    GET_COMM("MPI_Scatter", handle);
-    int err = tdm_virt_scatter(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, root);
-    return fail(self, comm->errors_return, err, "MPI_Scatter");
+    return scatterv("MPI_Scatter", sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, NULL);
+}
+
+int TMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return scatterv("MPI_Iscatter", sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request);
 }
 
 int TMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    GET_COMM("MPI_Allgather", handle);
-    int err =
-        tdm_virt_allgather(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    return fail(self, comm->errors_return, err, "MPI_Allgather");
+    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, NULL);
+}
+
+int TMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                     comm, request);
 }
 
 int TMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm handle)
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    GET_COMM("MPI_Alltoall", handle);
+    return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, NULL);
+}
+
+int TMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm, request);
+}
+
+/* The v collectives, the scans and reduce-scatter, blocking (request NULL)
+   and nonblocking. */
+
+int TMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm handle)
+{
+    const char *call = "MPI_Gatherv";
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, 0, recvtype, root, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Gatherv");
+}
+
+int TMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm handle, MPI_Request *request)
+{
+    const char *call = "MPI_Igatherv";
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_gatherv(self, comm, call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, 0, recvtype, root, &req);
+    return collective(self, comm, err, req, request, "MPI_Igatherv");
+}
+
+int TMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm handle)
+{
+    const char *call = "MPI_Scatterv";
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                recvcount, recvtype, root, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Scatterv");
+}
+
+int TMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm handle, MPI_Request *request)
+{
+    const char *call = "MPI_Iscatterv";
+    GET_COMM(call, handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scatterv(self, comm, call, sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                recvcount, recvtype, root, &req);
+    return collective(self, comm, err, req, request, "MPI_Iscatterv");
+}
+
+int TMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm handle)
+{
+    GET_COMM("MPI_Allgatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                  displs, recvtype, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Allgatherv");
+}
+
+int TMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iallgatherv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_allgatherv(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                  displs, recvtype, &req);
+    return collective(self, comm, err, req, request, "MPI_Iallgatherv");
+}
+
+int TMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm handle)
+{
+    GET_COMM("MPI_Alltoallv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallv(self, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                 recvcounts, rdispls, recvtype, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Alltoallv");
+}
+
+int TMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM("MPI_Ialltoallv", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallv(self, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                 recvcounts, rdispls, recvtype, &req);
+    return collective(self, comm, err, req, request, "MPI_Ialltoallv");
+}
+
+int TMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm handle)
+{
+    GET_COMM("MPI_Scan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 0, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Scan");
+}
+
+int TMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 0, &req);
+    return collective(self, comm, err, req, request, "MPI_Iscan");
+}
+
+int TMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm handle)
+{
+    GET_COMM("MPI_Exscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 1, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Exscan");
+}
+
+int TMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Iexscan", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_scan(self, comm, sendbuf, recvbuf, count, datatype, op, 1, &req);
+    return collective(self, comm, err, req, request, "MPI_Iexscan");
+}
+
+int TMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm handle)
+{
+    GET_COMM("MPI_Reduce_scatter_block", handle);
+    tdm_virt_request *req = NULL;
     int err =
-        tdm_virt_alltoall(self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-    return fail(self, comm->errors_return, err, "MPI_Alltoall");
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, NULL, recvcount, datatype, op, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Reduce_scatter_block");
+}
+
+int TMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm handle,
+                               MPI_Request *request)
+{
+    GET_COMM("MPI_Ireduce_scatter_block", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, NULL, recvcount, datatype, op, &req);
+    return collective(self, comm, err, req, request, "MPI_Ireduce_scatter_block");
+}
+
+int TMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm handle)
+{
+    GET_COMM("MPI_Reduce_scatter", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, recvcounts, 0, datatype, op, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Reduce_scatter");
+}
+
+int TMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm handle, MPI_Request *request)
+{
+    GET_COMM("MPI_Ireduce_scatter", handle);
+    tdm_virt_request *req = NULL;
+    int err =
+        tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, recvcounts, 0, datatype, op, &req);
+    return collective(self, comm, err, req, request, "MPI_Ireduce_scatter");
 }

@@ -1,7 +1,12 @@
 /*
- * Linear collectives over the in-process queues. Nonblocking sends and
- * receives are started first and waited for together, so that rendezvous
- * sends (large messages) cannot wait on each other.
+ * Linear collectives over the in-process queues, as schedules: a list of
+ * operations cut into rounds by fences. A round's local operations (copy,
+ * reduce) run when the round is reached, its sends and receives are posted
+ * then (every receive of a round before its sends, so that rendezvous sends
+ * cannot wait on each other); the next round starts once all of them
+ * completed. A blocking collective builds its schedule and runs it to the
+ * end; a nonblocking one starts it, and the rank's waits, tests and blocking
+ * calls move it on (tdm_virt_coll_progress).
  */
 #include "virt/coll.h"
 
@@ -11,104 +16,170 @@
 #include "virt/net.h"
 #include "virt/queue.h"
 
-#define COLL_TAG 0
+typedef enum { OP_SEND, OP_RECV, OP_COPY, OP_REDUCE, OP_FENCE } op_kind;
 
-static int start_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
-                      MPI_Datatype type, int peer, tdm_virt_request **req)
+/* SEND/RECV: count x type at buf (src for a send) with 'peer' (a rank of
+   the communicator; world_peer its world rank). COPY: src (src_count x
+   src_type) to buf (count x type). REDUCE: buf = src op buf. */
+typedef struct {
+    op_kind kind;
+    const void *src;
+    void *buf;
+    int count;
+    MPI_Datatype type;
+    int src_count;
+    MPI_Datatype src_type;
+    int peer, world_peer;
+    MPI_Op op;
+} step;
+
+struct tdm_virt_sched {
+    const char *call;
+    int context, rank, size, tag; /* the communicator's, copied: it may be freed meanwhile */
+    int *world;                   /* world rank of each member */
+    step *ops;
+    int n_ops, cap_ops;
+    int next;                /* the first operation not run */
+    tdm_virt_request **reqs; /* the round's sends and receives */
+    int n_reqs, cap_reqs;
+    int checked; /* reqs before this one are complete */
+    void **scratch;
+    int n_scratch, cap_scratch;
+    int err;                     /* the first error */
+    tdm_virt_request *req;       /* nonblocking: the request the program holds */
+    struct tdm_virt_sched *link; /* in the rank's list of those in flight */
+};
+
+static void sched_free(tdm_virt_sched *s)
 {
-    return tdm_virt_send(self, buf, count, type, tdm_virt_comm_world_rank(comm, peer),
-                         comm->context + 1, comm->rank, COLL_TAG, 0, req);
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_scratch; i++)
+        free(s->scratch[i]);
+    free(s->scratch);
+    free(s->ops);
+    free(s->reqs);
+    free(s->world);
+    free(s);
 }
 
-static int start_recv(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                      MPI_Datatype type, int peer, tdm_virt_request **req)
+static tdm_virt_sched *sched_new(tdm_virt_comm *comm, const char *call)
 {
-    return tdm_virt_irecv(self, buf, count, type, comm->context + 1, peer, COLL_TAG, req);
-}
-
-/* Wait for and release the first n requests of reqs (NULL entries skipped);
-   the first error wins. */
-static int finish(tdm_virt_rank *self, tdm_virt_request **reqs, int n, const char *call)
-{
-    int err = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        if (!reqs[i])
-            continue;
-        tdm_virt_request_wait(self, reqs[i], call, TDM_VIRT_NONE, TDM_VIRT_NONE);
-        if (err == MPI_SUCCESS && reqs[i]->status_error != MPI_SUCCESS)
-            err = reqs[i]->status_error;
-        tdm_virt_request_release(self, reqs[i]);
-        reqs[i] = NULL;
+    tdm_virt_sched *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->call = call;
+    s->context = comm->context + 1;
+    s->rank = comm->rank;
+    s->size = comm->size;
+    /* Every member counts the collectives of the communicator alike (MPI
+       orders them), so the count tells each one's messages apart: several
+       can be in flight at once. */
+    s->tag = (int)(comm->coll_count++ & 0x3fffffffu);
+    s->world = malloc(sizeof *s->world * (size_t)comm->size);
+    if (!s->world) {
+        free(s);
+        return NULL;
     }
-    return err;
+    for (int r = 0; r < comm->size; r++)
+        s->world[r] = tdm_virt_comm_world_rank(comm, r);
+    return s;
 }
 
-static int send_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
-                   const void *buf, int count, MPI_Datatype type, int peer)
+static step *add(tdm_virt_sched *s, op_kind kind)
 {
-    tdm_virt_request *req = NULL;
-    int err = start_send(self, comm, buf, count, type, peer, &req);
-    return err != MPI_SUCCESS ? err : finish(self, &req, 1, call);
-}
-
-static int recv_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf,
-                   int count, MPI_Datatype type, int peer)
-{
-    tdm_virt_request *req = NULL;
-    int err = start_recv(self, comm, buf, count, type, peer, &req);
-    return err != MPI_SUCCESS ? err : finish(self, &req, 1, call);
-}
-
-int tdm_virt_coll_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
-                       MPI_Datatype type, int peer)
-{
-    return send_as("a collective", self, comm, buf, count, type, peer);
-}
-
-int tdm_virt_coll_recv(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                       MPI_Datatype type, int peer)
-{
-    return recv_as("a collective", self, comm, buf, count, type, peer);
-}
-
-static int gather_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
-                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root);
-
-/* Copy count items of type from src to dst, both in this rank. */
-static int local_copy(const void *src, void *dst, int count, MPI_Datatype type)
-{
-    size_t bytes;
-    int contiguous;
-    int err = tdm_virt_type_bytes(type, count, &bytes, &contiguous);
-    if (err != MPI_SUCCESS || bytes == 0)
-        return err;
-    if (contiguous) {
-        memmove(dst, src, bytes);
-        return MPI_SUCCESS;
+    if (s->err != MPI_SUCCESS)
+        return NULL;
+    if (s->n_ops == s->cap_ops) {
+        int cap = s->cap_ops ? 2 * s->cap_ops : 16;
+        step *ops = realloc(s->ops, sizeof *ops * (size_t)cap);
+        if (!ops) {
+            s->err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->ops = ops;
+        s->cap_ops = cap;
     }
-    void *packed = malloc(bytes);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
-    int position = 0;
-    err = PMPI_Pack(src, count, type, packed, (int)bytes, &position, MPI_COMM_SELF);
-    position = 0;
-    if (err == MPI_SUCCESS)
-        err = PMPI_Unpack(packed, (int)bytes, &position, dst, count, type, MPI_COMM_SELF);
-    free(packed);
-    return err;
+    step *o = &s->ops[s->n_ops++];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    return o;
 }
 
-/* A buffer for count items of type, and the address its items start at. */
-static void *scratch(int count, MPI_Datatype type, char **items)
+static void add_send(tdm_virt_sched *s, const void *buf, int count, MPI_Datatype type, int peer)
 {
+    step *o = add(s, OP_SEND);
+    if (o)
+        *o = (step){.kind = OP_SEND,
+                    .src = buf,
+                    .count = count,
+                    .type = type,
+                    .peer = peer,
+                    .world_peer = s->world[peer]};
+}
+
+static void add_recv(tdm_virt_sched *s, void *buf, int count, MPI_Datatype type, int peer)
+{
+    step *o = add(s, OP_RECV);
+    if (o)
+        *o = (step){.kind = OP_RECV, .buf = buf, .count = count, .type = type, .peer = peer};
+}
+
+static void add_copy(tdm_virt_sched *s, const void *src, int src_count, MPI_Datatype src_type,
+                     void *buf, int count, MPI_Datatype type)
+{
+    step *o = add(s, OP_COPY);
+    if (o)
+        *o = (step){.kind = OP_COPY,
+                    .src = src,
+                    .src_count = src_count,
+                    .src_type = src_type,
+                    .buf = buf,
+                    .count = count,
+                    .type = type};
+}
+
+static void add_reduce(tdm_virt_sched *s, const void *src, void *buf, int count, MPI_Datatype type,
+                       MPI_Op mpi_op)
+{
+    step *o = add(s, OP_REDUCE);
+    if (o)
+        *o = (step){
+            .kind = OP_REDUCE, .src = src, .buf = buf, .count = count, .type = type, .op = mpi_op};
+}
+
+static void add_fence(tdm_virt_sched *s)
+{
+    add(s, OP_FENCE);
+}
+
+/* A buffer of the schedule for count items of type; the address its items
+   start at (NULL without memory, and the schedule's error set). */
+static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
+{
+    if (s->err != MPI_SUCCESS)
+        return NULL;
+    if (s->n_scratch == s->cap_scratch) {
+        int cap = s->cap_scratch ? 2 * s->cap_scratch : 8;
+        void **more = realloc(s->scratch, sizeof *more * (size_t)cap);
+        if (!more) {
+            s->err = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->scratch = more;
+        s->cap_scratch = cap;
+    }
     MPI_Aint lb, extent, true_lb, true_extent;
     PMPI_Type_get_extent(type, &lb, &extent);
     PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
     size_t span = count > 0 ? (size_t)true_extent + (size_t)(count - 1) * (size_t)extent : 1;
     char *mem = malloc(span ? span : 1);
-    *items = mem ? mem - true_lb : NULL;
-    return mem;
+    if (!mem) {
+        s->err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    s->scratch[s->n_scratch++] = mem;
+    return mem - true_lb;
 }
 
 static MPI_Aint extent_of(MPI_Datatype type)
@@ -118,203 +189,586 @@ static MPI_Aint extent_of(MPI_Datatype type)
     return extent;
 }
 
-static int bcast_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf,
-                    int count, MPI_Datatype type, int root)
+/* Copy src_count x src_type at src to count x type at dst, both in this
+   rank (the same type signature). */
+static int local_copy(const void *src, int src_count, MPI_Datatype src_type, void *dst, int count,
+                      MPI_Datatype type)
 {
-    if (root < 0 || root >= comm->size)
-        return MPI_ERR_ROOT;
-    if (comm->rank != root)
-        return recv_as(call, self, comm, buf, count, type, root);
-    tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
-    if (!reqs)
-        return MPI_ERR_NO_MEM;
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < comm->size && err == MPI_SUCCESS; r++)
-        if (r != root)
-            err = start_send(self, comm, buf, count, type, r, &reqs[r]);
-    int done = finish(self, reqs, comm->size, call);
-    free(reqs);
-    return err != MPI_SUCCESS ? err : done;
-}
-
-int tdm_virt_bcast(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                   MPI_Datatype type, int root)
-{
-    return bcast_as("MPI_Bcast", self, comm, buf, count, type, root);
-}
-
-int tdm_virt_barrier(tdm_virt_rank *self, const tdm_virt_comm *comm)
-{
-    char token = 0;
-    int err = gather_as("MPI_Barrier", self, comm, &token, 0, MPI_BYTE, NULL, 0, MPI_BYTE, 0);
-    return err != MPI_SUCCESS ? err : bcast_as("MPI_Barrier", self, comm, &token, 0, MPI_BYTE, 0);
-}
-
-static int gather_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
-                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, int root)
-{
-    if (root < 0 || root >= comm->size)
-        return MPI_ERR_ROOT;
-    if (comm->rank != root)
-        return send_as(call, self, comm, sendbuf, sendcount, sendtype, root);
-    MPI_Aint extent = extent_of(recvtype);
-    tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
-    if (!reqs)
-        return MPI_ERR_NO_MEM;
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < comm->size && err == MPI_SUCCESS; r++) {
-        char *at = (char *)recvbuf + (MPI_Aint)r * recvcount * extent;
-        if (r != root)
-            err = start_recv(self, comm, at, recvcount, recvtype, r, &reqs[r]);
-        else if (sendbuf != MPI_IN_PLACE && recvcount > 0)
-            err = local_copy(sendbuf, at, recvcount, recvtype);
-    }
-    int done = finish(self, reqs, comm->size, call);
-    free(reqs);
-    return err != MPI_SUCCESS ? err : done;
-}
-
-int tdm_virt_gather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root)
-{
-    return gather_as("MPI_Gather", self, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     recvtype, root);
-}
-
-int tdm_virt_scatter(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                     int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root)
-{
-    if (root < 0 || root >= comm->size)
-        return MPI_ERR_ROOT;
-    if (comm->rank != root)
-        return recv_as("MPI_Scatter", self, comm, recvbuf, recvcount, recvtype, root);
-    MPI_Aint extent = extent_of(sendtype);
-    tdm_virt_request **reqs = calloc((size_t)comm->size, sizeof *reqs);
-    if (!reqs)
-        return MPI_ERR_NO_MEM;
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < comm->size && err == MPI_SUCCESS; r++) {
-        const char *at = (const char *)sendbuf + (MPI_Aint)r * sendcount * extent;
-        if (r != root)
-            err = start_send(self, comm, at, sendcount, sendtype, r, &reqs[r]);
-        else if (recvbuf != MPI_IN_PLACE && sendcount > 0)
-            err = local_copy(at, recvbuf, sendcount, sendtype);
-    }
-    int done = finish(self, reqs, comm->size, "MPI_Scatter");
-    free(reqs);
-    return err != MPI_SUCCESS ? err : done;
-}
-
-int tdm_virt_allgather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                       int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype)
-{
-    if (sendbuf == MPI_IN_PLACE) {
-        /* This rank's items are already in its place of recvbuf. */
-        sendbuf = (char *)recvbuf + (MPI_Aint)comm->rank * recvcount * extent_of(recvtype);
-        sendcount = recvcount;
-        sendtype = recvtype;
-        if (comm->rank == 0)
-            sendbuf = MPI_IN_PLACE;
-    }
-    int err = gather_as("MPI_Allgather", self, comm, sendbuf, sendcount, sendtype, recvbuf,
-                        recvcount, recvtype, 0);
+    size_t sbytes, bytes;
+    int scontig, contig;
+    int err = tdm_virt_type_bytes(src_type, src_count, &sbytes, &scontig);
+    if (err == MPI_SUCCESS)
+        err = tdm_virt_type_bytes(type, count, &bytes, &contig);
     if (err != MPI_SUCCESS)
         return err;
-    return bcast_as("MPI_Allgather", self, comm, recvbuf, recvcount * comm->size, recvtype, 0);
-}
-
-int tdm_virt_alltoall(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                      int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype)
-{
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
-    MPI_Aint sextent = extent_of(sendtype), rextent = extent_of(recvtype);
-    int n = comm->size;
-    tdm_virt_request **reqs = calloc((size_t)(2 * n), sizeof *reqs);
-    if (!reqs)
+    if (sbytes > bytes)
+        return MPI_ERR_TRUNCATE;
+    if (sbytes == 0)
+        return MPI_SUCCESS;
+    if (scontig && contig) {
+        memmove(dst, src, sbytes);
+        return MPI_SUCCESS;
+    }
+    void *packed = malloc(sbytes);
+    if (!packed)
         return MPI_ERR_NO_MEM;
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < n && err == MPI_SUCCESS; r++)
-        if (r != comm->rank)
-            err = start_recv(self, comm, (char *)recvbuf + (MPI_Aint)r * recvcount * rextent,
-                             recvcount, recvtype, r, &reqs[r]);
-    for (int i = 1; i <= n && err == MPI_SUCCESS; i++) {
-        int r = (comm->rank + i) % n; /* each rank starts with its next */
-        const char *from = (const char *)sendbuf + (MPI_Aint)r * sendcount * sextent;
-        if (r != comm->rank)
-            err = start_send(self, comm, from, sendcount, sendtype, r, &reqs[n + r]);
-        else
-            err = local_copy(from, (char *)recvbuf + (MPI_Aint)r * recvcount * rextent, recvcount,
-                             recvtype);
-    }
-    int done = finish(self, reqs, 2 * n, "MPI_Alltoall");
-    free(reqs);
-    return err != MPI_SUCCESS ? err : done;
-}
-
-static int reduce_as(const char *call, tdm_virt_rank *self, const tdm_virt_comm *comm,
-                     const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                     int root)
-{
-    if (root < 0 || root >= comm->size)
-        return MPI_ERR_ROOT;
-    if (comm->rank != root)
-        return send_as(call, self, comm, sendbuf, count, type, root);
-    int n = comm->size;
-    /* Every contribution, in rank order, then folded from the last:
-       result = r0 op (r1 op (... op r(n-1))), the order MPI asks of an
-       operation that does not commute. */
-    char **items = calloc((size_t)n, sizeof *items);
-    void **mems = calloc((size_t)n, sizeof *mems);
-    tdm_virt_request **reqs = calloc((size_t)n, sizeof *reqs);
-    int err = items && mems && reqs ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    for (int r = 0; r < n && err == MPI_SUCCESS; r++) {
-        if (r == root && sendbuf != MPI_IN_PLACE) {
-            items[r] = (char *)sendbuf;
-            continue;
-        }
-        mems[r] = scratch(count, type, &items[r]);
-        if (!mems[r]) {
-            err = MPI_ERR_NO_MEM;
-            break;
-        }
-        if (r == root)
-            err = local_copy(recvbuf, items[r], count, type);
-        else
-            err = start_recv(self, comm, items[r], count, type, r, &reqs[r]);
-    }
-    int done = reqs ? finish(self, reqs, n, call) : MPI_SUCCESS;
+    int position = 0, size;
+    err = PMPI_Pack(src, src_count, src_type, packed, (int)sbytes, &position, MPI_COMM_SELF);
+    position = 0;
     if (err == MPI_SUCCESS)
-        err = done;
+        err = PMPI_Type_size(type, &size);
     if (err == MPI_SUCCESS)
-        err = local_copy(items[n - 1], recvbuf, count, type);
-    for (int r = n - 2; r >= 0 && err == MPI_SUCCESS; r--)
-        err = PMPI_Reduce_local(items[r], recvbuf, count, type, op);
-    for (int r = 0; mems && r < n; r++)
-        free(mems[r]);
-    free(items);
-    free(mems);
-    free(reqs);
+        err = PMPI_Unpack(packed, (int)sbytes, &position, dst,
+                          size ? (int)(sbytes / (size_t)size) : 0, type, MPI_COMM_SELF);
+    free(packed);
     return err;
 }
 
-int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root)
+static int push_request(tdm_virt_sched *s, tdm_virt_request *req)
 {
-    return reduce_as("MPI_Reduce", self, comm, sendbuf, recvbuf, count, type, op, root);
+    if (s->n_reqs == s->cap_reqs) {
+        int cap = s->cap_reqs ? 2 * s->cap_reqs : 8;
+        tdm_virt_request **more = realloc(s->reqs, sizeof *more * (size_t)cap);
+        if (!more)
+            return MPI_ERR_NO_MEM;
+        s->reqs = more;
+        s->cap_reqs = cap;
+    }
+    s->reqs[s->n_reqs++] = req;
+    return MPI_SUCCESS;
 }
 
-int tdm_virt_allreduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                       void *recvbuf, int count, MPI_Datatype type, MPI_Op op)
+static int run_op(tdm_virt_rank *self, tdm_virt_sched *s, const step *o)
 {
-    if (sendbuf == MPI_IN_PLACE && comm->rank != 0)
+    tdm_virt_request *req = NULL;
+    int err;
+    switch (o->kind) {
+    case OP_SEND:
+        err = tdm_virt_send(self, o->src, o->count, o->type, o->world_peer, s->context, s->rank,
+                            s->tag, 0, &req);
+        break;
+    case OP_RECV:
+        err = tdm_virt_irecv(self, o->buf, o->count, o->type, s->context, o->peer, s->tag, &req);
+        break;
+    case OP_COPY: return local_copy(o->src, o->src_count, o->src_type, o->buf, o->count, o->type);
+    case OP_REDUCE:
+        return o->count > 0 ? PMPI_Reduce_local(o->src, o->buf, o->count, o->type, o->op)
+                            : MPI_SUCCESS;
+    default: return MPI_SUCCESS;
+    }
+    if (err == MPI_SUCCESS) {
+        err = push_request(s, req);
+        if (err != MPI_SUCCESS)
+            tdm_virt_request_release(self, req); /* kept until it completes */
+    }
+    return err;
+}
+
+/* Whether the schedule's round has completed (it can go on). */
+static int round_done(tdm_virt_sched *s)
+{
+    while (s->checked < s->n_reqs && tdm_virt_request_done(s->reqs[s->checked]))
+        s->checked++;
+    return s->checked == s->n_reqs;
+}
+
+/* Move the schedule on as far as it goes without waiting; 1 once it is
+   complete. */
+static int advance(tdm_virt_rank *self, tdm_virt_sched *s)
+{
+    for (;;) {
+        if (!round_done(s))
+            return 0;
+        for (int i = 0; i < s->n_reqs; i++) {
+            if (s->err == MPI_SUCCESS && s->reqs[i]->status_error != MPI_SUCCESS)
+                s->err = s->reqs[i]->status_error;
+            tdm_virt_request_release(self, s->reqs[i]);
+        }
+        s->n_reqs = s->checked = 0;
+        if (s->err != MPI_SUCCESS)
+            s->next = s->n_ops; /* stop at the first error */
+        if (s->next == s->n_ops)
+            return 1;
+        while (s->next < s->n_ops && s->ops[s->next].kind != OP_FENCE && s->err == MPI_SUCCESS)
+            s->err = run_op(self, s, &s->ops[s->next++]);
+        if (s->next < s->n_ops && s->ops[s->next].kind == OP_FENCE)
+            s->next++;
+    }
+}
+
+/* Run a blocking collective's schedule to its end and free it. */
+static int run(tdm_virt_rank *self, tdm_virt_sched *s)
+{
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    if (s->err != MPI_SUCCESS) {
+        int err = s->err;
+        sched_free(s);
+        return err;
+    }
+    while (!advance(self, s))
+        tdm_virt_request_wait(self, s->reqs[s->checked], s->call, TDM_VIRT_NONE, TDM_VIRT_NONE);
+    int err = s->err;
+    sched_free(s);
+    return err;
+}
+
+/* Complete a nonblocking collective's request with the schedule's error. */
+static void finish_request(tdm_virt_sched *s)
+{
+    tdm_virt_request *req = s->req;
+    req->coll = NULL;
+    req->status_source = MPI_ANY_SOURCE;
+    req->status_tag = MPI_ANY_TAG;
+    req->status_error = s->err;
+    req->status_bytes = 0;
+    __atomic_store_n(&req->done, 1, __ATOMIC_RELEASE);
+    sched_free(s);
+}
+
+/* Start a nonblocking collective's schedule: its request in *out. */
+static int start(tdm_virt_rank *self, tdm_virt_sched *s, tdm_virt_request **out)
+{
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    tdm_virt_request *req = s->err == MPI_SUCCESS ? tdm_virt_request_new(self) : NULL;
+    if (!req) {
+        int err = s->err != MPI_SUCCESS ? s->err : MPI_ERR_NO_MEM;
+        sched_free(s);
+        return err;
+    }
+    req->kind = TDM_VIRT_COLL;
+    req->coll = s;
+    s->req = req;
+    *out = req;
+    if (advance(self, s)) {
+        finish_request(s);
+        return MPI_SUCCESS;
+    }
+    s->link = self->coll;
+    self->coll = s;
+    return MPI_SUCCESS;
+}
+
+int tdm_virt_coll_progress(tdm_virt_rank *self, int move)
+{
+    int ready = 0;
+    for (tdm_virt_sched **p = (tdm_virt_sched **)&self->coll; *p;) {
+        tdm_virt_sched *s = *p;
+        if (!move) {
+            if (round_done(s))
+                return 1;
+            p = &s->link;
+        } else if (advance(self, s)) {
+            *p = s->link;
+            finish_request(s);
+            ready = 1;
+        } else {
+            p = &s->link;
+        }
+    }
+    return ready;
+}
+
+/* ------------------------------------------------------------ algorithms */
+
+static int bad_root(const tdm_virt_comm *comm, int root)
+{
+    return root < 0 || root >= comm->size;
+}
+
+static void build_bcast(tdm_virt_sched *s, void *buf, int count, MPI_Datatype type, int root)
+{
+    if (s->rank != root) {
+        add_recv(s, buf, count, type, root);
+        return;
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != root)
+            add_send(s, buf, count, type, r);
+}
+
+/* Gather: block r of recvbuf (counts[r] x recvtype at displs[r] extents)
+   from rank r; the root's own block copied unless sendbuf is MPI_IN_PLACE. */
+static void build_gatherv(tdm_virt_sched *s, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, const int *counts,
+                          const int *displs, int uniform, MPI_Datatype recvtype, int root)
+{
+    if (s->rank != root) {
+        add_send(s, sendbuf, sendcount, sendtype, root);
+        return;
+    }
+    MPI_Aint extent = extent_of(recvtype);
+    for (int r = 0; r < s->size; r++) {
+        int count = counts ? counts[r] : uniform;
+        MPI_Aint displ = displs ? displs[r] : (MPI_Aint)r * uniform;
+        char *at = (char *)recvbuf + displ * extent;
+        if (r != root)
+            add_recv(s, at, count, recvtype, r);
+        else if (sendbuf != MPI_IN_PLACE)
+            add_copy(s, sendbuf, sendcount, sendtype, at, count, recvtype);
+    }
+}
+
+static void build_scatterv(tdm_virt_sched *s, const void *sendbuf, const int *counts,
+                           const int *displs, int uniform, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root)
+{
+    if (s->rank != root) {
+        add_recv(s, recvbuf, recvcount, recvtype, root);
+        return;
+    }
+    MPI_Aint extent = extent_of(sendtype);
+    for (int r = 0; r < s->size; r++) {
+        int count = counts ? counts[r] : uniform;
+        MPI_Aint displ = displs ? displs[r] : (MPI_Aint)r * uniform;
+        const char *at = (const char *)sendbuf + displ * extent;
+        if (r != root)
+            add_send(s, at, count, sendtype, r);
+        else if (recvbuf != MPI_IN_PLACE)
+            add_copy(s, at, count, sendtype, recvbuf, recvcount, recvtype);
+    }
+}
+
+/* Every contribution, in rank order, then folded from the last:
+   result = r0 op (r1 op (... op r(n-1))), the order MPI asks of an
+   operation that does not commute. The root's own contribution is at
+   recvbuf when sendbuf is MPI_IN_PLACE. Ends with a round of local
+   operations only (no fence needed before what follows). */
+static void build_reduce(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op mpi_op, int root)
+{
+    if (s->rank != root) {
+        add_send(s, sendbuf, count, type, root);
+        return;
+    }
+    int n = s->size;
+    const char **items = calloc((size_t)n, sizeof *items);
+    if (!items) {
+        s->err = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == root && sendbuf != MPI_IN_PLACE) {
+            items[r] = sendbuf;
+            continue;
+        }
+        char *at = add_scratch(s, count, type);
+        items[r] = at;
+        if (r == root)
+            add_copy(s, recvbuf, count, type, at, count, type);
+        else
+            add_recv(s, at, count, type, r);
+    }
+    add_fence(s);
+    add_copy(s, items[n - 1], count, type, recvbuf, count, type);
+    for (int r = n - 2; r >= 0; r--)
+        add_reduce(s, items[r], recvbuf, count, type, mpi_op);
+    free(items);
+}
+
+static void build_barrier(tdm_virt_sched *s)
+{
+    static char token;
+    build_gatherv(s, &token, 0, MPI_BYTE, &token, NULL, NULL, 0, MPI_BYTE, 0);
+    add_fence(s);
+    build_bcast(s, &token, 0, MPI_BYTE, 0);
+}
+
+static void build_allreduce(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op mpi_op)
+{
+    if (sendbuf == MPI_IN_PLACE && s->rank != 0)
         sendbuf = recvbuf;
-    int err = reduce_as("MPI_Allreduce", self, comm, sendbuf, recvbuf, count, type, op, 0);
-    return err != MPI_SUCCESS ? err
-                              : bcast_as("MPI_Allreduce", self, comm, recvbuf, count, type, 0);
+    build_reduce(s, sendbuf, recvbuf, count, type, mpi_op, 0);
+    add_fence(s);
+    build_bcast(s, recvbuf, count, type, 0);
+}
+
+static void build_allgather(tdm_virt_sched *s, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        /* This rank's items are already in its place of recvbuf. */
+        sendbuf = (char *)recvbuf + (MPI_Aint)s->rank * recvcount * extent_of(recvtype);
+        sendcount = recvcount;
+        sendtype = recvtype;
+        if (s->rank == 0)
+            sendbuf = MPI_IN_PLACE;
+    }
+    build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype, 0);
+    add_fence(s);
+    build_bcast(s, recvbuf, recvcount * s->size, recvtype, 0);
+}
+
+/* Each rank's block to each: receives first, then the sends, each rank
+   starting with its next. */
+static void build_alltoallv(tdm_virt_sched *s, const void *sendbuf, const int *sendcounts,
+                            const int *sdispls, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int *recvcounts, const int *rdispls, int recvcount,
+                            MPI_Datatype recvtype)
+{
+    MPI_Aint sextent = extent_of(sendtype), rextent = extent_of(recvtype);
+    int n = s->size, me = s->rank;
+#define AT(buf, counts, displs, uniform, extent, r) \
+    ((char *)(buf) + ((displs) ? (MPI_Aint)(displs)[r] : (MPI_Aint)(r) * (uniform)) * (extent))
+#define COUNT(counts, uniform, r) ((counts) ? (counts)[r] : (uniform))
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            add_recv(s, AT(recvbuf, recvcounts, rdispls, recvcount, rextent, r),
+                     COUNT(recvcounts, recvcount, r), recvtype, r);
+    for (int i = 1; i <= n; i++) {
+        int r = (me + i) % n;
+        const char *from = AT(sendbuf, sendcounts, sdispls, sendcount, sextent, r);
+        if (r != me)
+            add_send(s, from, COUNT(sendcounts, sendcount, r), sendtype, r);
+        else
+            add_copy(s, from, COUNT(sendcounts, sendcount, r), sendtype,
+                     AT(recvbuf, recvcounts, rdispls, recvcount, rextent, r),
+                     COUNT(recvcounts, recvcount, r), recvtype);
+    }
+#undef AT
+#undef COUNT
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static int finish_build(tdm_virt_rank *self, tdm_virt_sched *s, tdm_virt_request **out)
+{
+    return out ? start(self, s, out) : run(self, s);
+}
+
+int tdm_virt_barrier(tdm_virt_rank *self, tdm_virt_comm *comm, tdm_virt_request **out)
+{
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ibarrier" : "MPI_Barrier");
+    if (s)
+        build_barrier(s);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_bcast(tdm_virt_rank *self, tdm_virt_comm *comm, void *buf, int count,
+                   MPI_Datatype type, int root, tdm_virt_request **out)
+{
+    if (bad_root(comm, root))
+        return MPI_ERR_ROOT;
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ibcast" : "MPI_Bcast");
+    if (s)
+        build_bcast(s, buf, count, type, root);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_reduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                    int count, MPI_Datatype type, MPI_Op op, int root, tdm_virt_request **out)
+{
+    if (bad_root(comm, root))
+        return MPI_ERR_ROOT;
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ireduce" : "MPI_Reduce");
+    if (s)
+        build_reduce(s, sendbuf, recvbuf, count, type, op, root);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_allreduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                       int count, MPI_Datatype type, MPI_Op op, tdm_virt_request **out)
+{
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Iallreduce" : "MPI_Allreduce");
+    if (s)
+        build_allreduce(s, sendbuf, recvbuf, count, type, op);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, int recvcount, MPI_Datatype recvtype,
+                     int root, tdm_virt_request **out)
+{
+    if (bad_root(comm, root))
+        return MPI_ERR_ROOT;
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s)
+        build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvcount,
+                      recvtype, root);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                      const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, tdm_virt_request **out)
+{
+    if (bad_root(comm, root))
+        return MPI_ERR_ROOT;
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s)
+        build_scatterv(s, sendbuf, sendcounts, displs, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_allgather(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       tdm_virt_request **out)
+{
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Iallgather" : "MPI_Allgather");
+    if (s)
+        build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      tdm_virt_request **out)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoall" : "MPI_Alltoall");
+    if (s)
+        build_alltoallv(s, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                        recvtype);
+    return finish_build(self, s, out);
+}
+
+/* Every rank's block to every other directly (one round), its own copied
+   unless sendbuf is MPI_IN_PLACE (then it is already in its place). */
+static void build_allgatherv(tdm_virt_sched *s, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                             const int *displs, MPI_Datatype recvtype)
+{
+    MPI_Aint extent = extent_of(recvtype);
+    int me = s->rank;
+    char *mine = (char *)recvbuf + (MPI_Aint)displs[me] * extent;
+    if (sendbuf == MPI_IN_PLACE) {
+        sendbuf = mine;
+        sendcount = recvcounts[me];
+        sendtype = recvtype;
+    } else {
+        add_copy(s, sendbuf, sendcount, sendtype, mine, recvcounts[me], recvtype);
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != me)
+            add_recv(s, (char *)recvbuf + (MPI_Aint)displs[r] * extent, recvcounts[r], recvtype, r);
+    for (int i = 1; i < s->size; i++)
+        add_send(s, sendbuf, sendcount, sendtype, (me + i) % s->size);
+}
+
+/* Inclusive scan along the ranks: rank r gets r0 op ... op rr from r - 1's
+   partial result, in MPI's order. */
+static void build_scan(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op mpi_op)
+{
+    int me = s->rank;
+    if (sendbuf != MPI_IN_PLACE)
+        add_copy(s, sendbuf, count, type, recvbuf, count, type);
+    if (me > 0) {
+        char *partial = add_scratch(s, count, type);
+        add_recv(s, partial, count, type, me - 1);
+        add_fence(s);
+        add_reduce(s, partial, recvbuf, count, type, mpi_op);
+    }
+    if (me < s->size - 1)
+        add_send(s, recvbuf, count, type, me + 1);
+}
+
+/* Exclusive scan: rank r > 0 gets r0 op ... op r(r-1); rank 0's recvbuf is
+   left as it is. */
+static void build_exscan(tdm_virt_sched *s, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op mpi_op)
+{
+    int me = s->rank, n = s->size;
+    const void *mine = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && me < n - 1) {
+        char *copy = add_scratch(s, count, type);
+        add_copy(s, recvbuf, count, type, copy, count, type);
+        mine = copy;
+    }
+    if (me == 0) {
+        if (n > 1)
+            add_send(s, mine, count, type, 1);
+        return;
+    }
+    add_recv(s, recvbuf, count, type, me - 1);
+    add_fence(s);
+    if (me < n - 1) {
+        char *next = add_scratch(s, count, type);
+        add_copy(s, mine, count, type, next, count, type);
+        add_reduce(s, recvbuf, next, count, type, mpi_op);
+        add_send(s, next, count, type, me + 1);
+    }
+}
+
+/* Reduce to rank 0 into a buffer of the schedule, then scatter the blocks
+   (counts NULL: 'count' each). */
+static void build_reduce_scatter(tdm_virt_sched *s, const void *sendbuf, void *recvbuf,
+                                 const int *counts, int count, MPI_Datatype type, MPI_Op mpi_op)
+{
+    int n = s->size, total = 0;
+    int *displs = counts ? malloc(sizeof *displs * (size_t)n) : NULL;
+    if (counts && !displs) {
+        s->err = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int r = 0; r < n; r++) {
+        if (displs)
+            displs[r] = total;
+        total += counts ? counts[r] : count;
+    }
+    if (sendbuf == MPI_IN_PLACE)
+        sendbuf = recvbuf;
+    char *all = s->rank == 0 ? add_scratch(s, total, type) : NULL;
+    build_reduce(s, sendbuf, all, total, type, mpi_op, 0);
+    add_fence(s);
+    build_scatterv(s, all, counts, displs, count, type, recvbuf, counts ? counts[s->rank] : count,
+                   type, 0);
+    free(displs);
+}
+
+int tdm_virt_allgatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                        int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                        const int *displs, MPI_Datatype recvtype, tdm_virt_request **out)
+{
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Iallgatherv" : "MPI_Allgatherv");
+    if (s)
+        build_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       MPI_Datatype recvtype, tdm_virt_request **out)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoallv" : "MPI_Alltoallv");
+    if (s)
+        build_alltoallv(s, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls,
+                        0, recvtype);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                  int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out)
+{
+    const char *call =
+        exclusive ? (out ? "MPI_Iexscan" : "MPI_Exscan") : (out ? "MPI_Iscan" : "MPI_Scan");
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s && exclusive)
+        build_exscan(s, sendbuf, recvbuf, count, type, op);
+    else if (s)
+        build_scan(s, sendbuf, recvbuf, count, type, op);
+    return finish_build(self, s, out);
+}
+
+int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                            void *recvbuf, const int *recvcounts, int recvcount, MPI_Datatype type,
+                            MPI_Op op, tdm_virt_request **out)
+{
+    const char *call = recvcounts
+                           ? (out ? "MPI_Ireduce_scatter" : "MPI_Reduce_scatter")
+                           : (out ? "MPI_Ireduce_scatter_block" : "MPI_Reduce_scatter_block");
+    tdm_virt_sched *s = sched_new(comm, call);
+    if (s)
+        build_reduce_scatter(s, sendbuf, recvbuf, recvcounts, recvcount, type, op);
+    return finish_build(self, s, out);
 }

@@ -1,8 +1,11 @@
 /*
- * Collectives among the virtual ranks of one process, as point-to-point
- * messages on the communicator's collective context (context + 1): linear
- * algorithms, every receive posted before the sends so that no order of
- * arrival can block. Each returns an MPI error code. On a rank.
+ * Collectives among the virtual ranks, as point-to-point messages on the
+ * communicator's collective context (context + 1), each collective's with a
+ * tag of its own (the communicator's count of collectives so far): linear
+ * algorithms, built as schedules of rounds (virt/coll.c). Each function
+ * returns an MPI error code. With 'out' NULL it is the blocking collective;
+ * otherwise the nonblocking one, started, its request (kind TDM_VIRT_COLL)
+ * in *out, moved on by tdm_virt_coll_progress. On a rank.
  */
 #ifndef TDM_VIRT_COLL_H
 #define TDM_VIRT_COLL_H
@@ -10,33 +13,53 @@
 #include <mpi.h>
 
 #include "virt/comm.h"
+#include "virt/queue.h"
 #include "virt/sched.h"
 
-int tdm_virt_barrier(tdm_virt_rank *self, const tdm_virt_comm *comm);
-int tdm_virt_bcast(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                   MPI_Datatype type, int root);
-int tdm_virt_reduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root);
-int tdm_virt_allreduce(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                       void *recvbuf, int count, MPI_Datatype type, MPI_Op op);
-int tdm_virt_gather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                    int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root);
-int tdm_virt_scatter(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                     int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                     MPI_Datatype recvtype, int root);
-int tdm_virt_allgather(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                       int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                       MPI_Datatype recvtype);
-int tdm_virt_alltoall(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *sendbuf,
-                      int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype);
+int tdm_virt_barrier(tdm_virt_rank *self, tdm_virt_comm *comm, tdm_virt_request **out);
+int tdm_virt_bcast(tdm_virt_rank *self, tdm_virt_comm *comm, void *buf, int count,
+                   MPI_Datatype type, int root, tdm_virt_request **out);
+int tdm_virt_reduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                    int count, MPI_Datatype type, MPI_Op op, int root, tdm_virt_request **out);
+int tdm_virt_allreduce(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                       int count, MPI_Datatype type, MPI_Op op, tdm_virt_request **out);
+/* Gather and scatter ('call': which one, for errors and the deadlock
+   report): with recvcounts (sendcounts) NULL, recvcount (sendcount) items
+   per rank; otherwise the v forms' counts and displacements. */
+int tdm_virt_gatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                     const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int *recvcounts, const int *displs, int recvcount, MPI_Datatype recvtype,
+                     int root, tdm_virt_request **out);
+int tdm_virt_scatterv(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call,
+                      const void *sendbuf, const int *sendcounts, const int *displs, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, tdm_virt_request **out);
+int tdm_virt_allgather(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       tdm_virt_request **out);
+int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      tdm_virt_request **out);
 
-/* Send to / receive from rank 'peer' of 'comm' on its collective context,
-   blocking (for communicator construction). */
-int tdm_virt_coll_send(tdm_virt_rank *self, const tdm_virt_comm *comm, const void *buf, int count,
-                       MPI_Datatype type, int peer);
-int tdm_virt_coll_recv(tdm_virt_rank *self, const tdm_virt_comm *comm, void *buf, int count,
-                       MPI_Datatype type, int peer);
+/* The v forms of allgather and alltoall, the scans ('exclusive': MPI_Exscan)
+   and reduce-scatter (recvcounts NULL: the block form, recvcount each). */
+int tdm_virt_allgatherv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                        int sendcount, MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                        const int *displs, MPI_Datatype recvtype, tdm_virt_request **out);
+int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       MPI_Datatype recvtype, tdm_virt_request **out);
+int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
+                  int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out);
+int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                            void *recvbuf, const int *recvcounts, int recvcount, MPI_Datatype type,
+                            MPI_Op op, tdm_virt_request **out);
+
+/* Move the rank's nonblocking collectives on as far as they go without
+   waiting ('move'; returns nonzero if one completed), or only tell whether
+   one can go on now (!'move'). Registered with virt/queue, whose waits call
+   it. */
+int tdm_virt_coll_progress(tdm_virt_rank *self, int move);
 
 #endif

@@ -32,12 +32,12 @@ int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int pr
         if (!tables[i].slots)
             return -1;
         tables[i].slots[TDM_VIRT_COMM_WORLD] =
-            (tdm_virt_comm){1, 0, world_size, world_offset + i, NULL, 0};
+            (tdm_virt_comm){1, 0, world_size, world_offset + i, NULL, 0, 0};
         int *me = malloc(sizeof *me);
         if (!me)
             return -1;
         *me = world_offset + i;
-        tables[i].slots[TDM_VIRT_COMM_SELF] = (tdm_virt_comm){1, 2, 1, 0, me, 0};
+        tables[i].slots[TDM_VIRT_COMM_SELF] = (tdm_virt_comm){1, 2, 1, 0, me, 0, 0};
     }
     return 0;
 }
@@ -73,11 +73,11 @@ int tdm_virt_comm_add(int local, int context, int size, int rank, int *members)
         if (!more)
             return -1;
         for (int s = t->count; s < t->count * 2; s++)
-            more[s] = (tdm_virt_comm){0, 0, 0, 0, NULL, 0};
+            more[s] = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0};
         t->slots = more;
         t->count *= 2;
     }
-    t->slots[slot] = (tdm_virt_comm){1, context, size, rank, members, 0};
+    t->slots[slot] = (tdm_virt_comm){1, context, size, rank, members, 0, 0};
     return slot;
 }
 
@@ -89,7 +89,7 @@ void tdm_virt_comm_remove(int local, int slot)
     if (!c)
         return;
     free(c->members);
-    *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0};
+    *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0};
 }
 
 void tdm_virt_comm_new_contexts(int count, int *first, int *stride)

@@ -9,12 +9,13 @@
 #define TDM_VIRT_COMM_H
 
 typedef struct {
-    int used;          /* the slot holds a communicator */
-    int context;       /* point-to-point context; context + 1 for collectives */
-    int size;          /* ranks in it */
-    int rank;          /* this rank's rank in it */
-    int *members;      /* world rank of each member; NULL for the world (identity) */
-    int errors_return; /* MPI_ERRORS_RETURN set (else errors are fatal) */
+    int used;            /* the slot holds a communicator */
+    int context;         /* point-to-point context; context + 1 for collectives */
+    int size;            /* ranks in it */
+    int rank;            /* this rank's rank in it */
+    int *members;        /* world rank of each member; NULL for the world (identity) */
+    int errors_return;   /* MPI_ERRORS_RETURN set (else errors are fatal) */
+    unsigned coll_count; /* collectives this rank started on it (their tags) */
 } tdm_virt_comm;
 
 /* Table slots of the world and of MPI_COMM_SELF in every rank's table. */

@@ -35,6 +35,25 @@ typedef struct {
 } __attribute__((aligned(64))) tdm_virt_mailbox;
 
 static tdm_virt_mailbox *mailboxes;
+static tdm_virt_progress progress;
+
+void tdm_virt_queue_set_progress(tdm_virt_progress fn)
+{
+    progress = fn;
+}
+
+/* Whether the rank's nonblocking collectives can go on (checked after
+   tdm_virt_wait_prepare: their messages wake the rank too). */
+static int collectives_ready(tdm_virt_rank *self)
+{
+    return self->coll && progress && progress(self, 0);
+}
+
+static void move_collectives(tdm_virt_rank *self)
+{
+    if (self->coll && progress)
+        progress(self, 1);
+}
 
 /* Request handles: numbers into chunks that are made, never moved. */
 #define CHUNK_BITS 12
@@ -181,6 +200,14 @@ void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
     r->context = r->source = r->tag = 0;
     r->status_source = r->status_tag = r->status_error = 0;
     r->status_bytes = 0;
+    r->status_cancelled = 0;
+    r->coll = NULL;
+    r->persistent = r->active = 0;
+    r->p_buf = NULL;
+    r->p_count = 0;
+    r->p_type = MPI_DATATYPE_NULL;
+    r->p_peer = r->p_tag = 0;
+    r->p_comm = MPI_COMM_NULL;
     r->next = NULL;
 }
 
@@ -489,6 +516,7 @@ int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int bl
 {
     tdm_virt_mailbox *box = &mailboxes[self->local];
     for (;;) {
+        move_collectives(self);
         if (block)
             tdm_virt_wait_prepare(self, "MPI_Probe", source, tag);
         tdm_virt_spin_lock(&box->lock);
@@ -509,6 +537,10 @@ int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int bl
             tdm_virt_wait_cancel(self);
             return MPI_SUCCESS;
         }
+        if (collectives_ready(self)) {
+            tdm_virt_wait_cancel(self);
+            continue;
+        }
         tdm_virt_wait_commit(self);
     }
 }
@@ -517,11 +549,39 @@ void tdm_virt_request_wait(tdm_virt_rank *self, tdm_virt_request *req, const cha
                            int tag)
 {
     while (!tdm_virt_request_done(req)) {
-        tdm_virt_wait_prepare(self, call, peer, tag);
-        if (tdm_virt_request_done(req)) {
-            tdm_virt_wait_cancel(self);
+        move_collectives(self);
+        if (tdm_virt_request_done(req))
             break;
+        tdm_virt_wait_prepare(self, call, peer, tag);
+        if (tdm_virt_request_done(req) || collectives_ready(self)) {
+            tdm_virt_wait_cancel(self);
+            continue;
         }
         tdm_virt_wait_commit(self);
     }
+}
+
+int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req)
+{
+    tdm_virt_mailbox *box = &mailboxes[self->local];
+    tdm_virt_spin_lock(&box->lock);
+    tdm_virt_request *prev = NULL, *r = box->posted;
+    while (r && r != req) {
+        prev = r;
+        r = r->next;
+    }
+    if (r) {
+        if (prev)
+            prev->next = r->next;
+        else
+            box->posted = r->next;
+        if (box->posted_tail == r)
+            box->posted_tail = prev;
+    }
+    tdm_virt_spin_unlock(&box->lock);
+    if (!r)
+        return 0;
+    req->status_cancelled = 1;
+    complete(req, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    return 1;
 }

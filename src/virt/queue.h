@@ -22,11 +22,14 @@
    is posted; larger ones wait for it (rendezvous). */
 #define TDM_VIRT_EAGER_LIMIT 16384
 
-enum { TDM_VIRT_SEND = 1, TDM_VIRT_RECV = 2 };
+enum { TDM_VIRT_SEND = 1, TDM_VIRT_RECV = 2, TDM_VIRT_COLL = 3 };
+
+/* A nonblocking collective's schedule (virt/coll). */
+typedef struct tdm_virt_sched tdm_virt_sched;
 
 typedef struct tdm_virt_request {
     int index;                /* its handle's number (tdm_virt_request_at) */
-    int kind;                 /* TDM_VIRT_SEND or TDM_VIRT_RECV */
+    int kind;                 /* TDM_VIRT_SEND, TDM_VIRT_RECV or TDM_VIRT_COLL */
     int done;                 /* set last, when complete (atomic) */
     int freed;                /* MPI_Request_free'd before it completed */
     int errors_return;        /* its communicator returns errors (else they are fatal) */
@@ -39,8 +42,19 @@ typedef struct tdm_virt_request {
     int context, source, tag; /* receive: what it matches */
     int status_source;        /* the status: sender's rank in the communicator */
     int status_tag;
-    int status_error;              /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
-    size_t status_bytes;           /* bytes received (or sent) */
+    int status_error;     /* MPI_SUCCESS or MPI_ERR_TRUNCATE */
+    size_t status_bytes;  /* bytes received (or sent) */
+    int status_cancelled; /* a receive taken back by MPI_Cancel */
+    tdm_virt_sched *coll; /* a collective's schedule until it completes */
+    /* MPI_Send_init / MPI_Recv_init: 'persistent' is TDM_VIRT_SEND or
+       TDM_VIRT_RECV (0 for any other request), 'active' between MPI_Start
+       and its completion's wait or test; what each MPI_Start starts. */
+    int persistent, active;
+    void *p_buf;
+    int p_count;
+    MPI_Datatype p_type;
+    int p_peer, p_tag;
+    MPI_Comm p_comm;
     struct tdm_virt_request *next; /* in the posted queue or a free list */
 } tdm_virt_request;
 
@@ -90,9 +104,20 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
 int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int block, int *found,
                    int *out_source, int *out_tag, size_t *bytes);
 
-/* Wait for one request to complete (switching to other ranks meanwhile). */
+/* What moves the rank's nonblocking collectives on, called by every wait
+   while the rank has some in flight (rank->coll): with 'move', as far as
+   they go; without, only whether one can go on now. */
+typedef int (*tdm_virt_progress)(tdm_virt_rank *self, int move);
+void tdm_virt_queue_set_progress(tdm_virt_progress progress);
+
+/* Wait for one request to complete (switching to other ranks meanwhile,
+   and moving the rank's nonblocking collectives on). */
 void tdm_virt_request_wait(tdm_virt_rank *self, tdm_virt_request *req, const char *call, int peer,
                            int tag);
+
+/* Take back a receive of 'self' that no message matched yet: it completes
+   as cancelled (status_cancelled). Returns whether it was taken back. */
+int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req);
 
 /* The bytes of 'count' items of 'type'; *contiguous tells whether they lie
    in one block from the buffer's start. Returns an MPI error code. */

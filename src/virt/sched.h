@@ -16,6 +16,7 @@
 #include "virt/stack.h"
 
 typedef struct tdm_virt_core tdm_virt_core;
+struct tdm_virt_sched;
 
 /* No peer or tag to report of a blocking call. */
 #define TDM_VIRT_NONE (-2147483647 - 1)
@@ -33,6 +34,7 @@ typedef struct tdm_virt_rank {
     const char *blocked_call;      /* the MPI call it waits in, for the deadlock report */
     int blocked_peer, blocked_tag; /* its source/destination and tag (TDM_VIRT_NONE: none) */
     void *data;                    /* the messaging layer's per-rank state */
+    struct tdm_virt_sched *coll;   /* its nonblocking collectives in flight (virt/coll) */
 } tdm_virt_rank;
 
 /* What each rank runs: its main, with the rank; returns its exit code. */

@@ -1,0 +1,127 @@
+/*
+ * Groups and MPI_Comm_create for the virtual ranks' transparency test
+ * (tests/virt_compare.py): the same output with N processes as with N
+ * virtual ranks. Rank 0 prints every result. No global variable is
+ * written: the virtual ranks of a process share them.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* n values of every rank, printed by rank 0. */
+static void show(int rank, int size, const char *what, const long *v, int n)
+{
+    long *all = malloc(sizeof(long) * (size_t)(n * size));
+    MPI_Gather(v, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("%s:", what);
+        for (int i = 0; i < n * size; i++)
+            printf(" %ld", all[i]);
+        printf("\n");
+    }
+    free(all);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    MPI_Group world, evens, rest;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int gsize, grank;
+    MPI_Group_size(world, &gsize);
+    MPI_Group_rank(world, &grank);
+    /* The even ranks, last first; every rank but 0. */
+    int n_even = (size + 1) / 2;
+    int *list = malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < n_even; i++)
+        list[i] = 2 * (n_even - 1 - i);
+    MPI_Group_incl(world, n_even, list, &evens);
+    int zero = 0;
+    MPI_Group_excl(world, 1, &zero, &rest);
+    int esize, erank, rsize, rrank;
+    MPI_Group_size(evens, &esize);
+    MPI_Group_rank(evens, &erank);
+    MPI_Group_size(rest, &rsize);
+    MPI_Group_rank(rest, &rrank);
+    long sizes[6] = {gsize, grank, esize, erank, rsize, rrank};
+    show(rank, size, "group sizes and ranks (world, evens reversed, all but 0)", sizes, 6);
+
+    /* Every world rank in the evens, and the evens in the rest. */
+    int *from = malloc(sizeof(int) * (size_t)(size + 1)),
+        *to = malloc(sizeof(int) * (size_t)(size + 1));
+    for (int i = 0; i < size; i++)
+        from[i] = i;
+    from[size] = MPI_PROC_NULL;
+    MPI_Group_translate_ranks(world, size + 1, from, evens, to);
+    long t[2] = {0, 0};
+    for (int i = 0; i <= size; i++)
+        t[0] = t[0] * 3 +
+               (to[i] == MPI_UNDEFINED   ? 1
+                : to[i] == MPI_PROC_NULL ? 2
+                                         : 0) +
+               to[i] * 10 * (to[i] >= 0);
+    MPI_Group_translate_ranks(evens, n_even, from, rest, to);
+    for (int i = 0; i < n_even; i++)
+        t[1] = t[1] * 100 + (to[i] == MPI_UNDEFINED ? 99 : to[i]);
+    if (rank == 0)
+        printf("translate: %ld %ld\n", t[0], t[1]);
+
+    /* A communicator of the evens, reversed: the others get MPI_COMM_NULL. */
+    MPI_Comm ecomm;
+    MPI_Comm_create(MPI_COMM_WORLD, evens, &ecomm);
+    long made[4] = {ecomm == MPI_COMM_NULL, -1, -1, -1};
+    if (ecomm != MPI_COMM_NULL) {
+        int cr, cs;
+        MPI_Comm_rank(ecomm, &cr);
+        MPI_Comm_size(ecomm, &cs);
+        long me = rank, sum = 0;
+        MPI_Allreduce(&me, &sum, 1, MPI_LONG, MPI_SUM, ecomm);
+        /* A message on it: from its rank 0 to its last. */
+        int v = -1;
+        if (cr == 0)
+            v = rank;
+        MPI_Bcast(&v, 1, MPI_INT, 0, ecomm);
+        made[1] = cr;
+        made[2] = cs * 1000 + sum;
+        made[3] = v;
+        /* Its group is the evens again. */
+        MPI_Group back;
+        int br;
+        MPI_Comm_group(ecomm, &back);
+        MPI_Group_translate_ranks(back, 1, &cr, world, &br);
+        made[3] = made[3] * 100 + br;
+        MPI_Group_free(&back);
+        MPI_Comm_free(&ecomm);
+    }
+    show(rank, size, "comm_create (null, rank, size and sum, root and world rank)", made, 4);
+
+    /* Of a split communicator, and with the empty group. */
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+    MPI_Group hg;
+    MPI_Comm_group(half, &hg);
+    int hs, h0 = 0, w0 = -1;
+    MPI_Group_size(hg, &hs);
+    MPI_Group_translate_ranks(hg, 1, &h0, world, &w0);
+    MPI_Comm none;
+    MPI_Comm_create(half, MPI_GROUP_EMPTY, &none);
+    long split[3] = {hs, w0, none == MPI_COMM_NULL};
+    show(rank, size, "split group (size, its rank 0 in the world, empty)", split, 3);
+    MPI_Group_free(&hg);
+    MPI_Comm_free(&half);
+
+    MPI_Group_free(&evens);
+    MPI_Group_free(&rest);
+    MPI_Group_free(&world);
+    long freed = world == MPI_GROUP_NULL && evens == MPI_GROUP_NULL;
+    show(rank, size, "freed", &freed, 1);
+    free(list);
+    free(from);
+    free(to);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,218 @@
+/*
+ * The v collectives, the scans and reduce-scatter, blocking and
+ * nonblocking, for the virtual ranks' transparency test
+ * (tests/virt_compare.py): the same output with N processes as with N
+ * virtual ranks. Rank r contributes r + 1 items where the counts vary. Rank
+ * 0 prints every result. No global variable is written: the virtual ranks
+ * of a process share them.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A non-commutative operation: the order of the reduction shows. */
+static void affine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    long *a = in, *b = inout;
+    for (int i = 0; i < *len; i += 2) {
+        long m = a[i] * b[i], c = a[i] * b[i + 1] + a[i + 1];
+        b[i] = m % 1000003;
+        b[i + 1] = c % 1000003;
+    }
+}
+
+static void print_longs(int rank, const char *what, const long *v, int n)
+{
+    if (rank != 0)
+        return;
+    printf("%s:", what);
+    for (int i = 0; i < n; i++)
+        printf(" %ld", v[i]);
+    printf("\n");
+}
+
+/* n values of every rank, printed by rank 0. */
+static void show(int rank, int size, const char *what, const long *v, int n)
+{
+    long *all = malloc(sizeof(long) * (size_t)(n * size + 1));
+    MPI_Gather(v, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, what, all, n * size);
+    free(all);
+}
+
+/* Blocking (nb 0) or nonblocking, then waited for. */
+static void run(int rank, int size, int nb, MPI_Op affine_op)
+{
+    const char *form = nb ? "i" : "";
+    char what[64];
+    int total = size * (size + 1) / 2;
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    for (int r = 0, at = 0; r < size; r++) {
+        counts[r] = r + 1;
+        displs[r] = at;
+        at += r + 1;
+    }
+    long *mine = malloc(sizeof(long) * (size_t)(rank + 1));
+    for (int i = 0; i <= rank; i++)
+        mine[i] = rank * 10 + i;
+    long *all = malloc(sizeof(long) * (size_t)total), *back = malloc(sizeof(long) * (size_t)size);
+    MPI_Request reqs[8];
+    int n = 0;
+
+    /* Gatherv to the last rank, then scattered back from it. */
+    for (int i = 0; i < total; i++)
+        all[i] = -1;
+    if (nb)
+        MPI_Igatherv(mine, rank + 1, MPI_LONG, all, counts, displs, MPI_LONG, size - 1,
+                     MPI_COMM_WORLD, &reqs[n++]);
+    else
+        MPI_Gatherv(mine, rank + 1, MPI_LONG, all, counts, displs, MPI_LONG, size - 1,
+                    MPI_COMM_WORLD);
+    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    n = 0;
+    long scattered[2] = {-1, -1}; /* first and last of this rank's block */
+    long *block = malloc(sizeof(long) * (size_t)(rank + 1));
+    if (nb)
+        MPI_Iscatterv(all, counts, displs, MPI_LONG, block, rank + 1, MPI_LONG, size - 1,
+                      MPI_COMM_WORLD, &reqs[n++]);
+    else
+        MPI_Scatterv(all, counts, displs, MPI_LONG, block, rank + 1, MPI_LONG, size - 1,
+                     MPI_COMM_WORLD);
+    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    n = 0;
+    scattered[0] = block[0];
+    scattered[1] = block[rank];
+    snprintf(what, sizeof what, "%sgatherv+%sscatterv", form, form);
+    show(rank, size, what, scattered, 2);
+
+    /* Allgatherv, Scan, Exscan, Reduce_scatter_block, Reduce_scatter and
+       Alltoallv in flight together when nonblocking. */
+    long *everyone = malloc(sizeof(long) * (size_t)total);
+    long pair[2] = {rank + 2, rank + 1}, scan[2] = {0, 0}, exscan[2] = {-1, -1};
+    long *blocks = malloc(sizeof(long) * (size_t)size), rsb = -1;
+    long *varied = malloc(sizeof(long) * (size_t)total), *rs = malloc(sizeof(long) * (size_t)size);
+    for (int r = 0; r < size; r++)
+        blocks[r] = rank * 100 + r;
+    for (int i = 0; i < total; i++)
+        varied[i] = rank + i;
+    /* Alltoallv: to rank r, r + 1 items; from rank r, rank + 1 items. */
+    int *scounts = malloc(sizeof(int) * (size_t)size),
+        *sdispls = malloc(sizeof(int) * (size_t)size);
+    int *rcounts = malloc(sizeof(int) * (size_t)size),
+        *rdispls = malloc(sizeof(int) * (size_t)size);
+    for (int r = 0; r < size; r++) {
+        scounts[r] = r + 1;
+        sdispls[r] = displs[r];
+        rcounts[r] = rank + 1;
+        rdispls[r] = r * (rank + 1);
+    }
+    long *a2a_send = malloc(sizeof(long) * (size_t)total);
+    long *a2a_recv = malloc(sizeof(long) * (size_t)(size * (rank + 1)));
+    for (int i = 0; i < total; i++)
+        a2a_send[i] = rank * 1000 + i;
+    if (nb) {
+        MPI_Iallgatherv(mine, rank + 1, MPI_LONG, everyone, counts, displs, MPI_LONG,
+                        MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Iscan(pair, scan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Iexscan(pair, exscan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Ireduce_scatter_block(blocks, &rsb, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Ireduce_scatter(varied, rs, counts, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Ialltoallv(a2a_send, scounts, sdispls, MPI_LONG, a2a_recv, rcounts, rdispls, MPI_LONG,
+                       MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        n = 0;
+    } else {
+        MPI_Allgatherv(mine, rank + 1, MPI_LONG, everyone, counts, displs, MPI_LONG,
+                       MPI_COMM_WORLD);
+        MPI_Scan(pair, scan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD);
+        MPI_Exscan(pair, exscan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD);
+        MPI_Reduce_scatter_block(blocks, &rsb, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Reduce_scatter(varied, rs, counts, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Alltoallv(a2a_send, scounts, sdispls, MPI_LONG, a2a_recv, rcounts, rdispls, MPI_LONG,
+                      MPI_COMM_WORLD);
+    }
+    snprintf(what, sizeof what, "%sallgatherv", form);
+    long digest = 0;
+    for (int i = 0; i < total; i++)
+        digest = digest * 31 % 1000003 + everyone[i];
+    show(rank, size, what, &digest, 1);
+    snprintf(what, sizeof what, "%sscan noncommutative", form);
+    show(rank, size, what, scan, 2);
+    if (rank == 0)
+        exscan[0] = exscan[1] = 0; /* undefined on rank 0 */
+    snprintf(what, sizeof what, "%sexscan noncommutative", form);
+    show(rank, size, what, exscan, 2);
+    snprintf(what, sizeof what, "%sreduce_scatter_block", form);
+    show(rank, size, what, &rsb, 1);
+    digest = 0;
+    for (int i = 0; i <= rank; i++)
+        digest = digest * 31 + rs[i];
+    snprintf(what, sizeof what, "%sreduce_scatter", form);
+    show(rank, size, what, &digest, 1);
+    digest = 0;
+    for (int i = 0; i < size * (rank + 1); i++)
+        digest = digest * 7 % 1000003 + a2a_recv[i];
+    snprintf(what, sizeof what, "%salltoallv", form);
+    show(rank, size, what, &digest, 1);
+
+    /* In place: allgatherv, scan, reduce_scatter_block. */
+    for (int i = 0; i < total; i++)
+        everyone[i] = -1;
+    for (int i = 0; i <= rank; i++)
+        everyone[displs[rank] + i] = mine[i] + 1;
+    long in_scan[2] = {rank + 2, rank + 1};
+    for (int r = 0; r < size; r++)
+        blocks[r] = rank * 100 + r;
+    if (nb) {
+        MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, everyone, counts, displs, MPI_LONG,
+                        MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Iscan(MPI_IN_PLACE, in_scan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Ireduce_scatter_block(MPI_IN_PLACE, blocks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD,
+                                  &reqs[n++]);
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, everyone, counts, displs, MPI_LONG,
+                       MPI_COMM_WORLD);
+        MPI_Scan(MPI_IN_PLACE, in_scan, 2, MPI_LONG, affine_op, MPI_COMM_WORLD);
+        MPI_Reduce_scatter_block(MPI_IN_PLACE, blocks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+    digest = 0;
+    for (int i = 0; i < total; i++)
+        digest = digest * 31 % 1000003 + everyone[i];
+    long three[3] = {digest, in_scan[0] * 1000003 + in_scan[1], blocks[0]};
+    snprintf(what, sizeof what, "in place%s", nb ? " (nonblocking)" : "");
+    show(rank, size, what, three, 3);
+
+    free(counts);
+    free(displs);
+    free(mine);
+    free(all);
+    free(back);
+    free(block);
+    free(everyone);
+    free(blocks);
+    free(varied);
+    free(rs);
+    free(scounts);
+    free(sdispls);
+    free(rcounts);
+    free(rdispls);
+    free(a2a_send);
+    free(a2a_recv);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Op op;
+    MPI_Op_create(affine, 0, &op);
+    run(rank, size, 0, op);
+    run(rank, size, 1, op);
+    MPI_Op_free(&op);
+    MPI_Finalize();
+    return 0;
+}
