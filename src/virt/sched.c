@@ -143,6 +143,15 @@ void tdm_virt_wait_commit(tdm_virt_rank *self)
 
 void tdm_virt_wake(tdm_virt_rank *rank)
 {
+    /* The caller's store that makes the rank's condition true must be seen
+       before this load of want_wake, as the rank's store of want_wake is
+       before its load of the condition (tdm_virt_wait_prepare): x86 lets a
+       load pass an earlier store to another address, a sequentially
+       consistent load included, and then both sides missed each other: the
+       rank slept on a condition already true (a c2v4 test hung in 1 of some
+       20 runs). A rank of this core is not running now, so needs none. */
+    if (rank->core != this_core)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&rank->want_wake, __ATOMIC_SEQ_CST))
         return;
     if (__atomic_exchange_n(&rank->want_wake, 0, __ATOMIC_SEQ_CST)) {
