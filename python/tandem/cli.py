@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -338,6 +339,61 @@ def print_report(prefix: str | Path, out_dir: str | None) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     return print_report(args.prefix, args.out)
+
+
+def parse_stencil(args: argparse.Namespace):
+    """The stencil's sizes of tandem model and tandem bench virt."""
+    from .model import Stencil
+
+    try:
+        gx, gy = (int(n) for n in args.grid.split(","))
+    except ValueError:
+        raise TandemError(f"--grid {args.grid}: expected GX,GY, such as 8192,128") from None
+    if gx < 1 or gy < 1:
+        raise TandemError(f"--grid {args.grid}: expected two positive point counts")
+    if args.kmax < 0:
+        raise TandemError(f"--kmax {args.kmax}: expected 0 or more iterations")
+    if args.halo < 1:
+        raise TandemError(f"--halo {args.halo}: expected 1 or more rows")
+    return Stencil(gx, gy, args.kmax, args.halo)
+
+
+def parse_ratios(text: str, option: str = "--v") -> list[int]:
+    try:
+        values = [int(n) for n in text.split(",")]
+    except ValueError:
+        values = [0]
+    if any(not 1 <= n <= 64 for n in values):
+        raise TandemError(f"{option} {text}: expected ranks per core from 1 to 64, such as 1,2,4,8")
+    return values
+
+
+def calibration_path(args: argparse.Namespace, build) -> Path:
+    if args.calibration:
+        return Path(args.calibration)
+    return Path(args.builds) / f"model-{build.directory.name}.json"
+
+
+def command_model(args: argparse.Namespace) -> int:
+    from . import model
+
+    build = virt.virt_build(load_builds(Path(args.builds)), args.mpi)
+    stencil = parse_stencil(args)
+    path = calibration_path(args, build)
+    if args.action == "calibrate":
+        rate_bits(args.link, "--link")  # a clear error before anything runs
+        with ending_signals_stop():
+            calibration = model.calibrate(build, args.link, stencil, args.timeout)
+        model.save(calibration, path)
+        print(json.dumps(model.asdict(calibration), indent=1))
+        print(f"tandem model: calibration written to {path}")
+        return 0
+    if args.hosts < 1 or args.cores < 1:
+        option = "--hosts" if args.hosts < 1 else "--cores"
+        raise TandemError(f"{option} {getattr(args, option[2:])}: expected 1 or more")
+    vs = parse_ratios(args.v) if args.v else None
+    print(model.table(model.load(path), stencil, args.hosts, args.cores, args.formula, vs))
+    return 0
 
 
 def command_place(args: argparse.Namespace) -> int:
@@ -873,6 +929,25 @@ def add_hosts_options(command: argparse.ArgumentParser, hosts_help: str = HOSTS_
     )
 
 
+def add_stencil_options(command: argparse.ArgumentParser) -> None:
+    """The sizes of bench/virt_stencil.c (tandem model, tandem bench virt)."""
+    command.add_argument(
+        "--grid",
+        default="8192,128",
+        metavar="GX,GY",
+        help="the stencil's global grid, points (default: %(default)s)",
+    )
+    command.add_argument(
+        "--kmax",
+        type=int,
+        default=4,
+        help="the stencil's iterations per point and step (default: %(default)s)",
+    )
+    command.add_argument(
+        "--halo", type=int, default=2, help="rows or columns per message (default: %(default)s)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tandem", description=__doc__.split("\n")[0], epilog=LINEAGE
@@ -1257,6 +1332,66 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where the files go (default: DIR itself)"
     )
     device_report.set_defaults(func=command_device_report)
+
+    modelling = sub.add_parser(
+        "model",
+        help="predict the time per step of the 2D stencil for V = 1..16 virtual ranks per core "
+        "and the best V (calibrate: measure the machine's parameters)",
+        description='TinyMPI\'s virtualization-ratio model (docs/VIRTUAL.md, "The model"): '
+        "the time per step of bench/virt_stencil.c with V virtual ranks per core on "
+        "--hosts N x --cores C, from the computation, the messages inside a process and "
+        "the messages over the network (max-rate), with parameters that `tandem model "
+        "calibrate` measures on this machine (root: the network on 2 simulated hosts) and "
+        "keeps in a JSON file.",
+        epilog="examples:\n"
+        "  sudo tandem model calibrate --link 1gbit        # writes build/model-openmpi.json\n"
+        "  tandem model --grid 8192,128 --kmax 4 --hosts 2 --cores 1\n"
+        "  tandem model --grid 8192,128 --hosts 2 --formula tinympi --v 1,2,4,8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    modelling.add_argument(
+        "action",
+        nargs="?",
+        choices=["predict", "calibrate"],
+        default="predict",
+        help="predict (default) or calibrate",
+    )
+    modelling.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the build (default: the first)"
+    )
+    add_stencil_options(modelling)
+    modelling.add_argument(
+        "--hosts", type=int, default=1, metavar="N", help="predict: hosts (default 1)"
+    )
+    modelling.add_argument(
+        "--cores", type=int, default=1, metavar="C", help="predict: cores per host (default 1)"
+    )
+    modelling.add_argument(
+        "--v", metavar="LIST", help="predict: these ratios only (default: 1 to 16)"
+    )
+    modelling.add_argument(
+        "--formula",
+        choices=["pipeline", "tinympi"],
+        default="pipeline",
+        help="the lost overlap: pipeline (min(cpu, net) / V, the default) or tinympi "
+        "(half a rank's computation, as TinyMPI's report)",
+    )
+    modelling.add_argument(
+        "--link",
+        default="1gbit",
+        metavar="RATE",
+        help="calibrate: the link of the 2 simulated hosts the network is measured on "
+        "(default: %(default)s)",
+    )
+    modelling.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="the calibration file (default: BUILDS/model-MPI.json)",
+    )
+    modelling.add_argument(
+        "--timeout", type=float, default=120, help="calibrate: seconds per run (default 120)"
+    )
+    modelling.set_defaults(func=command_model)
 
     hosts_command = sub.add_parser(
         "hosts",
