@@ -571,6 +571,8 @@ def command_bench(args: argparse.Namespace) -> int:
         builds = [b for b in builds if b.option in args.mpi]
     if not builds:
         raise TandemError(f"no libtandem build found in {root}; run `make` first")
+    if args.which == "virt":
+        return command_bench_virt(args, builds)
     transports = args.transports.split(",")
     bad = [t for t in transports if t not in ("shm", "tcp", "shaped")]
     if bad:
@@ -621,6 +623,56 @@ def command_bench(args: argparse.Namespace) -> int:
         print(table.read_text())
     written = [str(path), table.name, *pictures]
     print(f"results: {', '.join(written[:-1])} and {written[-1]}")
+    return 0
+
+
+def command_bench_virt(args: argparse.Namespace, builds) -> int:
+    """tandem bench virt: virtual ranks' micro-benchmarks and the stencil
+    against processes of the real MPI, on this host or on --hosts H."""
+    from . import bench, virtbench
+
+    builds = [b for b in builds if (b.directory / "tandem-bench-virt-stencil").exists()]
+    if not builds:
+        raise TandemError("no build holds tandem-bench-virt-stencil: run `make build`")
+    stencil = parse_stencil(args)
+    if args.quick:  # a smoke test: seconds, not a measurement
+        stencil.gx, stencil.gy = min(stencil.gx, 256), min(stencil.gy, 16)
+    vs = parse_ratios(args.v or ("1,2" if args.quick else "1,2,4,8"))
+    for name in ("steps", "rounds", "trials", "cores"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise TandemError(f"--{name} {getattr(args, name)}: expected 1 or more")
+    if args.trials > 64:
+        raise TandemError(f"--trials {args.trials}: expected at most 64")
+    cores = args.cores or 1
+    check_hosts_options(args)
+    hosts_count = args.hosts or 1
+    calibrations = {
+        b.directory.name: Path(args.calibration) if args.calibration else calibration_path(args, b)
+        for b in builds
+    }
+    out = Path(args.out or time.strftime("tandem-bench-virt-%Y%m%d-%H%M%S")).absolute()
+    steps, trials, rounds = (2, 1, 1) if args.quick else (args.steps, args.trials, args.rounds)
+    with ending_signals_stop(), on_hosts(args.hosts, args.link) as net:
+        bench.hosts_network = net
+        try:
+            path = virtbench.run(
+                builds,
+                stencil,
+                hosts_count,
+                cores,
+                vs,
+                steps,
+                trials,
+                rounds,
+                out,
+                args.timeout,
+                calibrations,
+                quick=args.quick,
+            )
+        finally:
+            bench.hosts_network = None
+    print(path.with_suffix(".md").read_text())
+    print(f"results: {path}, virt.md and virt.png")
     return 0
 
 
@@ -1082,6 +1134,7 @@ def build_parser() -> argparse.ArgumentParser:
             "heat",
             "apps",
             "place",
+            "virt",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -1103,7 +1156,11 @@ def build_parser() -> argparse.ArgumentParser:
         "hosts (--hosts H: H only; root) in a round-robin order against the same renumbered "
         "by each placement of tandem place (TANDEM_REORDER), --halo-bytes per message, "
         "--steps iterations, how long tandem place takes (--place-ranks), and the 8-byte "
-        "latency under TANDEM_REORDER",
+        "latency under TANDEM_REORDER; virt: virtual ranks' switch, ping-pong and bandwidth, "
+        "and TinyMPI's 2D stencil (--grid, --kmax, --halo, --steps) for V = 1,2,4,8 (--v) "
+        "virtual ranks per core against processes of the real MPI, blocking and nonblocking, "
+        "with and without Tandem's progress, and tandem model's prediction on each point "
+        "(--hosts H --link RATE: on simulated hosts; --quick: a smoke test)",
     )
     bench.add_argument(
         "--mpi",
@@ -1227,6 +1284,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
+    )
+    add_stencil_options(bench)
+    bench.add_argument(
+        "--v", metavar="LIST", help="virt: virtual ranks per core (default: 1,2,4,8)"
+    )
+    bench.add_argument("--cores", type=int, metavar="C", help="virt: cores per host (default 1)")
+    bench.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="virt: tandem model's calibration (default: BUILDS/model-MPI.json, if there)",
+    )
+    bench.add_argument(
+        "--quick", action="store_true", help="virt: a smoke test of a few seconds per MPI"
     )
     add_hosts_options(
         bench,

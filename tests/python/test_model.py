@@ -1,6 +1,7 @@
 """tandem model (python/tandem/model.py) on a fixed calibration file: the
-formula by hand, deterministic output, clear errors. No timing is asserted:
-a loaded machine passes them."""
+formula by hand, deterministic output, clear errors; and tandem bench virt
+--quick, which writes its JSON. No timing is asserted: a loaded machine
+passes them."""
 
 from __future__ import annotations
 
@@ -113,3 +114,27 @@ def test_a_missing_or_broken_calibration_says_what_to_do(tmp_path):
     broken.write_text(json.dumps({"compute_point_s": 1e-9}))
     result = tandem_cli("model", "--calibration", str(broken))
     assert result.returncode == 2 and "not a calibration file: no compute_kmax_s" in result.stderr
+
+
+def test_bench_virt_quick_writes_its_json(calibration_file, tmp_path):
+    out = tmp_path / "virt"
+    result = tandem_cli(
+        "bench", "virt", "--quick", "--mpi", "openmpi", "--calibration", str(calibration_file),
+        "--out", str(out), timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    document = json.loads((out / "virt.json").read_text())
+    assert document["benchmark"] == "virt"
+    micro = {r["micro"] for r in document["summary"]["micro"]}
+    assert micro == {"switch", "same-core", "cross-core", "mpi processes"}
+    rows = document["summary"]["stencil"]
+    # One checksum for every configuration: the decomposition changes nothing.
+    assert len({c for r in rows for c in r["checksum"]}) == 1
+    assert {(r["kind"], r["v"]) for r in rows} >= {("virtual", 1), ("virtual", 2), ("mpi", 1)}
+    assert all("model_step_s" in r for r in rows if r["kind"] == "virtual")
+    assert (out / "virt.md").exists() and (out / "virt.png").exists()
+
+
+def test_bench_virt_refuses_bad_ratios():
+    result = tandem_cli("bench", "virt", "--v", "1,x", "--mpi", "openmpi")
+    assert result.returncode == 2 and "--v 1,x: expected ranks per core" in result.stderr
