@@ -138,3 +138,50 @@ def test_bench_virt_quick_writes_its_json(calibration_file, tmp_path):
 def test_bench_virt_refuses_bad_ratios():
     result = tandem_cli("bench", "virt", "--v", "1,x", "--mpi", "openmpi")
     assert result.returncode == 2 and "--v 1,x: expected ranks per core" in result.stderr
+
+
+def test_bench_virt_summary_holds_the_targets_and_the_model_error(calibration_file):
+    """The summary of fixed records: medians over rounds, the model's error
+    on each virtual point, its best V against the measured best, and the
+    targets of issue 36 (speed-up over V = 1, against the program written
+    with nonblocking calls and Tandem's progress)."""
+    from types import SimpleNamespace
+
+    from tandem import virtbench
+
+    build = SimpleNamespace(directory=calibration_file.parent / "openmpi")
+    cal = model.load(calibration_file)
+    st = model.Stencil()
+    records = []
+    for v, times in {
+        1: [10e-3, 11e-3, 12e-3],
+        2: [7e-3, 8e-3, 9e-3],
+        4: [6e-3, 6e-3, 6e-3],
+    }.items():
+        for n, t in enumerate(times):
+            records.append(
+                {"mpi": "openmpi", "kind": "virtual", "exchange": "blocking", "progress": "off",
+                 "v": v, "round": n, "step_s": t, "compute_s": 1e-3, "checksum": "ab"}
+            )  # fmt: skip
+    records.append(
+        {"mpi": "openmpi", "kind": "mpi", "exchange": "overlap", "progress": "drive", "v": 1,
+         "round": 0, "step_s": 5e-3, "compute_s": 1e-3, "checksum": "ab"}
+    )  # fmt: skip
+    summary = virtbench.summarize(records, [build], st, 2, 1, {"openmpi": calibration_file})
+    rows = {r["v"]: r for r in summary["stencil"] if r["kind"] == "virtual"}
+    assert rows[1]["step_s"] == 11e-3 and rows[2]["step_s"] == 8e-3 and rows[4]["step_s"] == 6e-3
+    predicted = {v: model.predict_one(cal, st, 2, 1, v)["step_s"] for v in (1, 2, 4)}
+    for v in (1, 2, 4):
+        assert rows[v]["model_error"] == pytest.approx(
+            (predicted[v] - rows[v]["step_s"]) / rows[v]["step_s"]
+        )
+    errors = sorted(abs(rows[v]["model_error"]) for v in (1, 2, 4))
+    chosen = min((1, 2, 4), key=lambda v: predicted[v])
+    m = summary["model"]["openmpi"]
+    assert m["median_abs_error"] == pytest.approx(errors[1])
+    assert m["best_v_model"] == chosen and m["best_v_measured"] == 4
+    assert m["model_best_over_measured_best"] == pytest.approx(rows[chosen]["step_s"] / 6e-3)
+    t = summary["targets"]["openmpi"]
+    assert t["best_v"] == 4 and t["speedup_over_v1"] == pytest.approx(11 / 6)
+    assert t["best_over_reference"] == pytest.approx(6 / 5)
+    assert t["reference"] == "mpi overlap + progress, V=1"
