@@ -452,6 +452,7 @@ def plot(result: dict, path: Path) -> None:
                     label="model (virtual)",
                 )
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")  # oversubscribed processes take tens of times longer
         ax.set_xlabel("V, ranks per core")
         ax.set_ylabel("time per step (ms)")
         st = result["stencil"]
