@@ -6,7 +6,10 @@
  * runs; rank 0 prints one JSON object. Run with 2 ranks on one core
  * (tandem run --virtual 2) for the same-core numbers.
  *
- *   tandem-bench-virt-pingpong [ROUNDS]
+ *   tandem-bench-virt-pingpong [ROUNDS [TRANSFERS]]
+ *
+ * TRANSFERS: the 4 MiB messages of each of the 5 bandwidth runs (default
+ * 50; fewer over a slow link, as tandem model calibrate does).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -53,7 +56,9 @@ int main(int argc, char **argv)
     char *out = malloc(BIG), *in = malloc(BIG);
     memset(out, 1, BIG);
     memset(in, 0, BIG);
-    int transfers = 50;
+    int transfers = argc > 2 ? atoi(argv[2]) : 50;
+    if (transfers < 1)
+        transfers = 1;
     double best_mpi = 1e9, best_memcpy = 1e9;
     for (int run = 0; run < 5; run++) {
         MPI_Barrier(MPI_COMM_WORLD);

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -364,6 +365,61 @@ def command_report(args: argparse.Namespace) -> int:
     return print_report(args.prefix, args.out)
 
 
+def parse_stencil(args: argparse.Namespace):
+    """The stencil's sizes of tandem model and tandem bench virt."""
+    from .model import Stencil
+
+    try:
+        gx, gy = (int(n) for n in args.grid.split(","))
+    except ValueError:
+        raise TandemError(f"--grid {args.grid}: expected GX,GY, such as 8192,128") from None
+    if gx < 1 or gy < 1:
+        raise TandemError(f"--grid {args.grid}: expected two positive point counts")
+    if args.kmax < 0:
+        raise TandemError(f"--kmax {args.kmax}: expected 0 or more iterations")
+    if args.halo < 1:
+        raise TandemError(f"--halo {args.halo}: expected 1 or more rows")
+    return Stencil(gx, gy, args.kmax, args.halo)
+
+
+def parse_ratios(text: str, option: str = "--v") -> list[int]:
+    try:
+        values = [int(n) for n in text.split(",")]
+    except ValueError:
+        values = [0]
+    if any(not 1 <= n <= 64 for n in values):
+        raise TandemError(f"{option} {text}: expected ranks per core from 1 to 64, such as 1,2,4,8")
+    return values
+
+
+def calibration_path(args: argparse.Namespace, build) -> Path:
+    if args.calibration:
+        return Path(args.calibration)
+    return Path(args.builds) / f"model-{build.directory.name}.json"
+
+
+def command_model(args: argparse.Namespace) -> int:
+    from . import model
+
+    build = virt.virt_build(load_builds(Path(args.builds)), args.mpi)
+    stencil = parse_stencil(args)
+    path = calibration_path(args, build)
+    if args.action == "calibrate":
+        rate_bits(args.link, "--link")  # a clear error before anything runs
+        with ending_signals_stop():
+            calibration = model.calibrate(build, args.link, stencil, args.timeout)
+        model.save(calibration, path)
+        print(json.dumps(model.asdict(calibration), indent=1))
+        print(f"tandem model: calibration written to {path}")
+        return 0
+    if args.hosts < 1 or args.cores < 1:
+        option = "--hosts" if args.hosts < 1 else "--cores"
+        raise TandemError(f"{option} {getattr(args, option[2:])}: expected 1 or more")
+    vs = parse_ratios(args.v) if args.v else None
+    print(model.table(model.load(path), stencil, args.hosts, args.cores, args.formula, vs))
+    return 0
+
+
 def command_place(args: argparse.Namespace) -> int:
     """tandem place: a mapping from a monitored run, or a MAPPING written as
     an Open MPI rankfile or Hydra's host and binding lists."""
@@ -539,6 +595,8 @@ def command_bench(args: argparse.Namespace) -> int:
         builds = [b for b in builds if b.option in args.mpi]
     if not builds:
         raise TandemError(f"no libtandem build found in {root}; run `make` first")
+    if args.which == "virt":
+        return command_bench_virt(args, builds)
     transports = args.transports.split(",")
     bad = [t for t in transports if t not in ("shm", "tcp", "shaped")]
     if bad:
@@ -589,6 +647,56 @@ def command_bench(args: argparse.Namespace) -> int:
         print(table.read_text())
     written = [str(path), table.name, *pictures]
     print(f"results: {', '.join(written[:-1])} and {written[-1]}")
+    return 0
+
+
+def command_bench_virt(args: argparse.Namespace, builds) -> int:
+    """tandem bench virt: virtual ranks' micro-benchmarks and the stencil
+    against processes of the real MPI, on this host or on --hosts H."""
+    from . import bench, virtbench
+
+    builds = [b for b in builds if (b.directory / "tandem-bench-virt-stencil").exists()]
+    if not builds:
+        raise TandemError("no build holds tandem-bench-virt-stencil: run `make build`")
+    stencil = parse_stencil(args)
+    if args.quick:  # a smoke test: seconds, not a measurement
+        stencil.gx, stencil.gy = min(stencil.gx, 256), min(stencil.gy, 16)
+    vs = parse_ratios(args.v or ("1,2" if args.quick else "1,2,4,8"))
+    for name in ("steps", "rounds", "trials", "cores"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise TandemError(f"--{name} {getattr(args, name)}: expected 1 or more")
+    if args.trials > 64:
+        raise TandemError(f"--trials {args.trials}: expected at most 64")
+    cores = args.cores or 1
+    check_hosts_options(args)
+    hosts_count = args.hosts or 1
+    calibrations = {
+        b.directory.name: Path(args.calibration) if args.calibration else calibration_path(args, b)
+        for b in builds
+    }
+    out = Path(args.out or time.strftime("tandem-bench-virt-%Y%m%d-%H%M%S")).absolute()
+    steps, trials, rounds = (2, 1, 1) if args.quick else (args.steps, args.trials, args.rounds)
+    with ending_signals_stop(), on_hosts(args.hosts, args.link) as net:
+        bench.hosts_network = net
+        try:
+            path = virtbench.run(
+                builds,
+                stencil,
+                hosts_count,
+                cores,
+                vs,
+                steps,
+                trials,
+                rounds,
+                out,
+                args.timeout,
+                calibrations,
+                quick=args.quick,
+            )
+        finally:
+            bench.hosts_network = None
+    print(path.with_suffix(".md").read_text())
+    print(f"results: {path}, virt.md and virt.png")
     return 0
 
 
@@ -897,6 +1005,25 @@ def add_hosts_options(command: argparse.ArgumentParser, hosts_help: str = HOSTS_
     )
 
 
+def add_stencil_options(command: argparse.ArgumentParser) -> None:
+    """The sizes of bench/virt_stencil.c (tandem model, tandem bench virt)."""
+    command.add_argument(
+        "--grid",
+        default="8192,128",
+        metavar="GX,GY",
+        help="the stencil's global grid, points (default: %(default)s)",
+    )
+    command.add_argument(
+        "--kmax",
+        type=int,
+        default=4,
+        help="the stencil's iterations per point and step (default: %(default)s)",
+    )
+    command.add_argument(
+        "--halo", type=int, default=2, help="rows or columns per message (default: %(default)s)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tandem", description=__doc__.split("\n")[0], epilog=LINEAGE
@@ -1031,6 +1158,7 @@ def build_parser() -> argparse.ArgumentParser:
             "heat",
             "apps",
             "place",
+            "virt",
         ],
         help="overlap: APSM's overlap test in three variants (a nonblocking send, receive "
         "or both while computing); latency: ping-pong and message rate; halo: APSM's "
@@ -1052,7 +1180,11 @@ def build_parser() -> argparse.ArgumentParser:
         "hosts (--hosts H: H only; root) in a round-robin order against the same renumbered "
         "by each placement of tandem place (TANDEM_REORDER), --halo-bytes per message, "
         "--steps iterations, how long tandem place takes (--place-ranks), and the 8-byte "
-        "latency under TANDEM_REORDER",
+        "latency under TANDEM_REORDER; virt: virtual ranks' switch, ping-pong and bandwidth, "
+        "and TinyMPI's 2D stencil (--grid, --kmax, --halo, --steps) for V = 1,2,4,8 (--v) "
+        "virtual ranks per core against processes of the real MPI, blocking and nonblocking, "
+        "with and without Tandem's progress, and tandem model's prediction on each point "
+        "(--hosts H --link RATE: on simulated hosts; --quick: a smoke test)",
     )
     bench.add_argument(
         "--mpi",
@@ -1177,6 +1309,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--rate", default="2gbit", help="rate of the shaped network (default: %(default)s)"
     )
+    add_stencil_options(bench)
+    bench.add_argument(
+        "--v", metavar="LIST", help="virt: virtual ranks per core (default: 1,2,4,8)"
+    )
+    bench.add_argument("--cores", type=int, metavar="C", help="virt: cores per host (default 1)")
+    bench.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="virt: tandem model's calibration (default: BUILDS/model-MPI.json, if there)",
+    )
+    bench.add_argument(
+        "--quick", action="store_true", help="virt: a smoke test of a few seconds per MPI"
+    )
     add_hosts_options(
         bench,
         "also run every configuration on H hosts simulated on this machine (the transport "
@@ -1281,6 +1426,66 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="DIR", help="where the files go (default: DIR itself)"
     )
     device_report.set_defaults(func=command_device_report)
+
+    modelling = sub.add_parser(
+        "model",
+        help="predict the time per step of the 2D stencil for V = 1..16 virtual ranks per core "
+        "and the best V (calibrate: measure the machine's parameters)",
+        description='TinyMPI\'s virtualization-ratio model (docs/VIRTUAL.md, "The model"): '
+        "the time per step of bench/virt_stencil.c with V virtual ranks per core on "
+        "--hosts N x --cores C, from the computation, the messages inside a process and "
+        "the messages over the network (max-rate), with parameters that `tandem model "
+        "calibrate` measures on this machine (root: the network on 2 simulated hosts) and "
+        "keeps in a JSON file.",
+        epilog="examples:\n"
+        "  sudo tandem model calibrate --link 1gbit        # writes build/model-openmpi.json\n"
+        "  tandem model --grid 8192,128 --kmax 4 --hosts 2 --cores 1\n"
+        "  tandem model --grid 8192,128 --hosts 2 --formula tinympi --v 1,2,4,8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    modelling.add_argument(
+        "action",
+        nargs="?",
+        choices=["predict", "calibrate"],
+        default="predict",
+        help="predict (default) or calibrate",
+    )
+    modelling.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the build (default: the first)"
+    )
+    add_stencil_options(modelling)
+    modelling.add_argument(
+        "--hosts", type=int, default=1, metavar="N", help="predict: hosts (default 1)"
+    )
+    modelling.add_argument(
+        "--cores", type=int, default=1, metavar="C", help="predict: cores per host (default 1)"
+    )
+    modelling.add_argument(
+        "--v", metavar="LIST", help="predict: these ratios only (default: 1 to 16)"
+    )
+    modelling.add_argument(
+        "--formula",
+        choices=["pipeline", "tinympi"],
+        default="pipeline",
+        help="the lost overlap: pipeline (min(cpu, net) / V, the default) or tinympi "
+        "(half a rank's computation, as TinyMPI's report)",
+    )
+    modelling.add_argument(
+        "--link",
+        default="1gbit",
+        metavar="RATE",
+        help="calibrate: the link of the 2 simulated hosts the network is measured on "
+        "(default: %(default)s)",
+    )
+    modelling.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="the calibration file (default: BUILDS/model-MPI.json)",
+    )
+    modelling.add_argument(
+        "--timeout", type=float, default=120, help="calibrate: seconds per run (default 120)"
+    )
+    modelling.set_defaults(func=command_model)
 
     hosts_command = sub.add_parser(
         "hosts",

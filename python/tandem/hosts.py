@@ -331,18 +331,20 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
         ]
 
     def launcher_settings(
-        self, build: Build, nprocs: int, placed: bool = False
+        self, build: Build, nprocs: int, placed: bool = False, cores_each: int = 1
     ) -> tuple[list[str], dict[str, str]]:
         """The launcher's arguments and the ranks' variables that place
         'nprocs' ranks block-wise on the hosts, through the agent, with TCP
-        between hosts over DEVICE and shared memory as the MPI chooses inside.
-        'placed': the caller's launcher arguments place the ranks (a rankfile,
-        Hydra's machinefile or configfile naming these hosts): no host list
-        or binding of the hosts' own."""
+        between hosts over DEVICE and shared memory as the MPI chooses inside;
+        each process is bound to 'cores_each' cores (a process of virtual
+        ranks has a kernel thread on each). 'placed': the caller's launcher
+        arguments place the ranks (a rankfile, Hydra's machinefile or
+        configfile naming these hosts): no host list or binding of the hosts'
+        own."""
         counts = placement(nprocs, self.count)
         host_list = ",".join(f"{h.name}:{n}" for h, n in zip(self.hosts, counts) if n)
         if build.family == "Open MPI":
-            where = [] if placed else ["--host", host_list, *self.core_binding(nprocs)]
+            where = [] if placed else ["--host", host_list, *self.core_binding(nprocs, cores_each)]
             return [
                 *where,
                 "--mca",
@@ -368,21 +370,24 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             "UCX_NET_DEVICES": DEVICE,
         }
 
-    def core_binding(self, nprocs: int) -> list[str]:
+    def core_binding(self, nprocs: int, cores_each: int = 1) -> list[str]:
         """Open MPI's binding of the ranks to the cores the hosts share: as
-        one mpirun binds them on one host, rank r on core r while the ranks
-        are no more than the cores, else none. (By default each host would
-        bind its own ranks from core 0 on, so that the first ranks of all
-        hosts shared core 0 while other cores idled.)"""
-        if nprocs > (os.cpu_count() or 1):
+        one mpirun binds them on one host, rank r on core r (on cores r C to
+        r C + C - 1 with 'cores_each' C) while the ranks' cores are no more
+        than the machine's, else none. (By default each host would bind its
+        own ranks from core 0 on, so that the first ranks of all hosts shared
+        core 0 while other cores idled.)"""
+        if nprocs * cores_each > (os.cpu_count() or 1):
             return ["--bind-to", "none"]
-        rankfile = self.directory / f"rankfile-{nprocs}"
+        rankfile = self.directory / f"rankfile-{nprocs}x{cores_each}"
         if not rankfile.exists():
             names = [
                 h.name for h, n in zip(self.hosts, placement(nprocs, self.count)) for _ in range(n)
             ]
+            c = cores_each
+            slots = [f"{r * c}" if c == 1 else f"{r * c}-{r * c + c - 1}" for r in range(nprocs)]
             rankfile.write_text(
-                "".join(f"rank {r}={name} slot={r}\n" for r, name in enumerate(names))
+                "".join(f"rank {r}={name} slot={slots[r]}\n" for r, name in enumerate(names))
             )
         return ["--rankfile", str(rankfile)]
 
@@ -396,11 +401,13 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
         launcher_args: list[str] | None = None,
         cwd: str | os.PathLike | None = None,
         placed: bool = False,
+        cores_each: int = 1,
     ) -> list[str]:
         """launch.launch_command on the hosts: the same ranks' variables and
         launcher arguments (after the hosts' own), run on host 1; 'placed' as
-        in launcher_settings ('nprocs' None: Hydra's configfile says it)."""
-        args, rank_env = self.launcher_settings(build, nprocs or 1, placed)
+        in launcher_settings ('nprocs' None: Hydra's configfile says it); each
+        process bound to 'cores_each' cores where Open MPI binds them."""
+        args, rank_env = self.launcher_settings(build, nprocs or 1, placed, cores_each)
         command = launch_command(
             build,
             nprocs,

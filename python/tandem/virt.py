@@ -19,7 +19,13 @@ from .builds import (
     load_builds,
     repository_root,
 )
-from .launch import launch_command, launcher_environment
+from .hosts import Hosts
+from .launch import (
+    ending_signals_stop,
+    launch_command,
+    launcher_environment,
+    run_in_foreground,
+)
 
 COMPILER = {"Open MPI": "mpicc.openmpi", "MPICH": "mpicc.mpich"}
 SOURCE = re.compile(r".*\.(c|i)$")
@@ -164,15 +170,26 @@ def uses_virtual_runtime(program: Path) -> bool:
 
 
 def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: list[str]) -> int:
-    """tandem run [-n H] --virtual V [--cores C]: H processes of C x V ranks."""
+    """tandem run [-n H | --hosts H] --virtual V [--cores C]: H processes of
+    C x V ranks; with --hosts, one process on each of H simulated hosts."""
     if args.virtual < 1:
         raise TandemError(f"--virtual {args.virtual}: expected at least 1 rank per core")
     if args.cores < 1:
         raise TandemError(f"--cores {args.cores}: expected at least 1 core")
+    from .cli import check_hosts_options
+
+    check_hosts_options(args)  # --link without --hosts, and what hosts need
     hosts = args.nprocs if args.nprocs is not None else 1
+    if args.hosts is not None:
+        if args.nprocs is not None and args.nprocs != args.hosts:
+            raise TandemError(
+                f"-n {args.nprocs} with --hosts {args.hosts} and --virtual: one process per "
+                f"host; give -n {args.hosts} (or -nn {args.hosts}) or leave -n out"
+            )
+        hosts = args.hosts
     if hosts < 1:
         raise TandemError(f"-n {hosts}: the number of processes must be at least 1")
-    for option in ("placement", "hosts", "monitor"):
+    for option in ("placement", "monitor"):
         if getattr(args, option, None) is not None:
             raise TandemError(f"--{option} with --virtual: not supported yet (docs/VIRTUAL.md)")
     if args.ghosts:
@@ -185,14 +202,45 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
     env = dict(item.split("=", 1) for item in args.env)
     env["TANDEM_VIRT_RANKS"] = str(args.virtual)
     env["TANDEM_VIRT_CORES"] = str(args.cores)
-    command = launch_command(build, hosts, [str(path), *program[1:]], False, env, args.launcher_arg)
+    words = [str(path), *program[1:]]
+    if args.hosts is not None:
+        return run_virtual_on_hosts(args, build, words, env)
+    # Open MPI binds one or two processes to a core each by default: a
+    # process of several cores would run all its kernel threads on one.
+    unbound = ["--bind-to", "none"] if args.cores > 1 and build.family == "Open MPI" else []
+    command = launch_command(build, hosts, words, False, env, unbound + args.launcher_arg)
     if not args.quiet:
-        print(
-            f"tandem: {hosts * args.cores * args.virtual} virtual ranks: {hosts} process(es) x "
-            f"{args.cores} core(s) x {args.virtual} rank(s)",
-            file=sys.stderr,
-        )
+        print(ranks_line(hosts, args.cores, args.virtual), file=sys.stderr)
     if args.dry_run:
         print(" ".join(command))
         return 0
     return subprocess.run(command, env=launcher_environment(build), check=False).returncode
+
+
+def ranks_line(processes: int, cores: int, virtual: int) -> str:
+    return (
+        f"tandem: {processes * cores * virtual} virtual ranks: {processes} process(es) x "
+        f"{cores} core(s) x {virtual} rank(s)"
+    )
+
+
+def run_virtual_on_hosts(
+    args: argparse.Namespace, build: Build, words: list[str], env: dict[str, str]
+) -> int:
+    """One process of C x V virtual ranks on each of --hosts H simulated
+    hosts (docs/HOSTS.md), made for the run and removed however it ends."""
+    from .cli import hosts_line
+
+    if args.dry_run:
+        raise TandemError(
+            "--dry-run cannot show a launch on --hosts: the hosts, and the agent their "
+            "launcher needs, exist only while tandem runs"
+        )
+    with ending_signals_stop(), Hosts(args.hosts, args.link) as net:
+        command = net.launch_command(
+            build, args.hosts, words, False, env, args.launcher_arg, cores_each=args.cores
+        )
+        if not args.quiet:
+            print(ranks_line(args.hosts, args.cores, args.virtual), file=sys.stderr)
+            print(hosts_line(net, args.hosts).replace("rank", "process"), file=sys.stderr)
+        return run_in_foreground(command, launcher_environment(build))

@@ -5,8 +5,10 @@ stop the compilation, and wrong uses of the options are clear errors."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
-from conftest import ROOT, tandem_cli
+from conftest import ROOT, build_for, launch, program_path, tandem_cli
 
 P2P = str(ROOT / "tests" / "c" / "virt_p2p.c")
 
@@ -92,3 +94,42 @@ def test_run_virtual_refuses_what_it_cannot_do(tmp_path):
     assert "is not built with `tandem cc`" in plain.stderr
     zero = tandem_cli("run", "--virtual", "0", str(program))
     assert zero.returncode == 2 and "--virtual 0" in zero.stderr
+
+
+def test_virtual_ranks_on_simulated_hosts_print_what_real_ranks_print(mpi, tmp_path):
+    """tandem run --hosts 2 --virtual 2 --cores 2: one process on each host,
+    8 ranks, the same lines as 8 processes of the real MPI (on one host:
+    the test program's lines do not name hosts)."""
+    from tandem.hosts import missing_requirements
+
+    missing = missing_requirements("1gbit")
+    if missing:
+        pytest.skip(missing)
+    program = tmp_path / "p2p"
+    assert tandem_cli("cc", "--mpi", mpi, P2P, "-o", str(program)).returncode == 0
+    words = ["run", "--hosts", "2", "--link", "1gbit", "-nc", "2", "-nv", "2", str(program)]
+    try:
+        run = tandem_cli(*words, timeout=60)
+    except subprocess.TimeoutExpired:
+        if mpi != "mpich":
+            raise
+        # Expected now and then: the processes of virtual ranks are MPICH
+        # programs without libtandem, and MPICH 4.0.2 over UCX's TCP alone
+        # hangs in MPI_Finalize now and then (docs/HOSTS.md, Known issues).
+        pytest.xfail("MPICH over TCP between hosts hung in MPI_Finalize (a known issue)")
+    assert run.returncode == 0, run.stderr
+    assert "8 virtual ranks: 2 process(es) x 2 core(s) x 2 rank(s)" in run.stderr
+    assert "h1 (process 0), " in run.stderr and "h2 (process 1); links of 1gbit" in run.stderr
+    real = launch(build_for(mpi), 8, [program_path(build_for(mpi), "test_virt_p2p")])
+    assert real.returncode == 0, real.stderr
+    assert run.stdout == real.stdout
+
+
+def test_run_virtual_on_hosts_refuses_a_process_count_that_is_not_one_per_host(tmp_path):
+    program = tmp_path / "p2p"
+    assert tandem_cli("cc", P2P, "-o", str(program)).returncode == 0
+    wrong = tandem_cli("run", "--hosts", "2", "-n", "3", "--virtual", "2", str(program))
+    assert wrong.returncode == 2
+    assert "-n 3 with --hosts 2 and --virtual: one process per host; give -n 2" in wrong.stderr
+    unshaped = tandem_cli("run", "--link", "1gbit", "--virtual", "2", str(program))
+    assert unshaped.returncode == 2 and "give --hosts H too" in unshaped.stderr
