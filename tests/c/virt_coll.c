@@ -4,32 +4,7 @@
  * virtual ranks. Rank 0 prints every result. No global variable is
  * written: the virtual ranks of a process share them.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-/* A non-commutative operation: the order of the reduction shows. */
-static void affine(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    long *a = in, *b = inout;
-    for (int i = 0; i < *len; i += 2) {
-        /* (a0, a1) o (b0, b1) = (a0 * b0, a0 * b1 + a1) */
-        long m = a[i] * b[i], c = a[i] * b[i + 1] + a[i + 1];
-        b[i] = m % 1000003;
-        b[i + 1] = c % 1000003;
-    }
-}
-
-static void print_longs(int rank, const char *what, const long *v, int n)
-{
-    if (rank != 0)
-        return;
-    printf("%s:", what);
-    for (int i = 0; i < n; i++)
-        printf(" %ld", v[i]);
-    printf("\n");
-}
+#include "virt_testlib.h"
 
 int main(int argc, char **argv)
 {

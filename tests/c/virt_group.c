@@ -4,23 +4,7 @@
  * virtual ranks. Rank 0 prints every result. No global variable is
  * written: the virtual ranks of a process share them.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-/* n values of every rank, printed by rank 0. */
-static void show(int rank, int size, const char *what, const long *v, int n)
-{
-    long *all = malloc(sizeof(long) * (size_t)(n * size));
-    MPI_Gather(v, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        printf("%s:", what);
-        for (int i = 0; i < n * size; i++)
-            printf(" %ld", all[i]);
-        printf("\n");
-    }
-    free(all);
-}
+#include "virt_testlib.h"
 
 int main(int argc, char **argv)
 {
@@ -48,7 +32,7 @@ int main(int argc, char **argv)
     MPI_Group_size(rest, &rsize);
     MPI_Group_rank(rest, &rrank);
     long sizes[6] = {gsize, grank, esize, erank, rsize, rrank};
-    show(rank, size, "group sizes and ranks (world, evens reversed, all but 0)", sizes, 6);
+    print_all(rank, size, "group sizes and ranks (world, evens reversed, all but 0)", sizes, 6);
 
     /* Every world rank in the evens, and the evens in the rest. */
     int *from = malloc(sizeof(int) * (size_t)(size + 1)),
@@ -97,7 +81,7 @@ int main(int argc, char **argv)
         MPI_Group_free(&back);
         MPI_Comm_free(&ecomm);
     }
-    show(rank, size, "comm_create (null, rank, size and sum, root and world rank)", made, 4);
+    print_all(rank, size, "comm_create (null, rank, size and sum, root and world rank)", made, 4);
 
     /* Of a split communicator, and with the empty group. */
     MPI_Comm half;
@@ -110,7 +94,7 @@ int main(int argc, char **argv)
     MPI_Comm none;
     MPI_Comm_create(half, MPI_GROUP_EMPTY, &none);
     long split[3] = {hs, w0, none == MPI_COMM_NULL};
-    show(rank, size, "split group (size, its rank 0 in the world, empty)", split, 3);
+    print_all(rank, size, "split group (size, its rank 0 in the world, empty)", split, 3);
     MPI_Group_free(&hg);
     MPI_Comm_free(&half);
 
@@ -118,7 +102,7 @@ int main(int argc, char **argv)
     MPI_Group_free(&rest);
     MPI_Group_free(&world);
     long freed = world == MPI_GROUP_NULL && evens == MPI_GROUP_NULL;
-    show(rank, size, "freed", &freed, 1);
+    print_all(rank, size, "freed", &freed, 1);
     free(list);
     free(from);
     free(to);

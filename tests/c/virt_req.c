@@ -5,23 +5,7 @@
  * virtual ranks. Rank 0 prints every result. No global variable is
  * written: the virtual ranks of a process share them.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-/* n values of every rank, printed by rank 0. */
-static void show(int rank, int size, const char *what, const long *v, int n)
-{
-    long *all = malloc(sizeof(long) * (size_t)(n * size));
-    MPI_Gather(v, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        printf("%s:", what);
-        for (int i = 0; i < n * size; i++)
-            printf(" %ld", all[i]);
-        printf("\n");
-    }
-    free(all);
-}
+#include "virt_testlib.h"
 
 static long count_of(const MPI_Status *st, MPI_Datatype type)
 {
@@ -59,7 +43,7 @@ int main(int argc, char **argv)
             got[5] = count_of(&st[0], MPI_INT);
         }
     }
-    show(rank, size, "persistent ring (3 rounds, source, tag, count)", got, 6);
+    print_all(rank, size, "persistent ring (3 rounds, source, tag, count)", got, 6);
     out[0] = 5;
     MPI_Start(&ring[0]);
     MPI_Start(&ring[1]);
@@ -75,11 +59,11 @@ int main(int argc, char **argv)
     MPI_Test(&ring[1], &flag2, MPI_STATUS_IGNORE);
     long after[5] = {in[0], count_of(&st, MPI_INT), ring[0] != MPI_REQUEST_NULL, flag2,
                      count_of(&empty, MPI_INT)};
-    show(rank, size, "start + test, inactive wait", after, 5);
+    print_all(rank, size, "start + test, inactive wait", after, 5);
     MPI_Request_free(&ring[0]);
     MPI_Request_free(&ring[1]);
     long freed = ring[0] == MPI_REQUEST_NULL && ring[1] == MPI_REQUEST_NULL;
-    show(rank, size, "freed", &freed, 1);
+    print_all(rank, size, "freed", &freed, 1);
 
     /* A persistent receive from MPI_PROC_NULL. */
     MPI_Request nul;
@@ -90,7 +74,7 @@ int main(int argc, char **argv)
        there.) */
     long pn[2] = {st.MPI_TAG == MPI_ANY_TAG, count_of(&st, MPI_INT)};
     MPI_Request_free(&nul);
-    show(rank, size, "proc_null (tag, count)", pn, 2);
+    print_all(rank, size, "proc_null (tag, count)", pn, 2);
 
     /* MPI_Cancel of a receive that nothing matches, and of one already
        matched (a message to itself). */
@@ -111,7 +95,7 @@ int main(int argc, char **argv)
     MPI_Wait(&pair[0], &st);
     MPI_Test_cancelled(&st, &c2);
     long cancel[4] = {c1, never, c2, back};
-    show(rank, size, "cancel (cancelled, value; matched: cancelled, value)", cancel, 4);
+    print_all(rank, size, "cancel (cancelled, value; matched: cancelled, value)", cancel, 4);
 
     /* MPI_Request_get_status before and after the message, then the wait
        (the request stays until then). */
@@ -129,7 +113,7 @@ int main(int argc, char **argv)
     MPI_Wait(&r, &st);
     MPI_Wait(&s, MPI_STATUS_IGNORE);
     long gs2[5] = {gs[0], gs[1], gs[2], gs[3], count_of(&st, MPI_CHAR) * 1000 + text[2]};
-    show(rank, size, "request_get_status (before, after, count, source; wait)", gs2, 5);
+    print_all(rank, size, "request_get_status (before, after, count, source; wait)", gs2, 5);
 
     /* Counts through every call that fills a status. */
     int buf[4] = {1, 2, 3, 4}, rb[4];
@@ -159,7 +143,8 @@ int main(int argc, char **argv)
     MPI_Get_elements(&st, MPI_INT, &elements);
     counts[5] = elements;
     MPI_Wait(&s, MPI_STATUS_IGNORE);
-    show(rank, size, "counts (sendrecv, probe, waitany, testany, proc_null, elements)", counts, 6);
+    print_all(rank, size, "counts (sendrecv, probe, waitany, testany, proc_null, elements)", counts,
+              6);
 
     MPI_Finalize();
     return 0;

@@ -6,40 +6,7 @@
  * 0 prints every result. No global variable is written: the virtual ranks
  * of a process share them.
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-/* A non-commutative operation: the order of the reduction shows. */
-static void affine(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    long *a = in, *b = inout;
-    for (int i = 0; i < *len; i += 2) {
-        long m = a[i] * b[i], c = a[i] * b[i + 1] + a[i + 1];
-        b[i] = m % 1000003;
-        b[i + 1] = c % 1000003;
-    }
-}
-
-static void print_longs(int rank, const char *what, const long *v, int n)
-{
-    if (rank != 0)
-        return;
-    printf("%s:", what);
-    for (int i = 0; i < n; i++)
-        printf(" %ld", v[i]);
-    printf("\n");
-}
-
-/* n values of every rank, printed by rank 0. */
-static void show(int rank, int size, const char *what, const long *v, int n)
-{
-    long *all = malloc(sizeof(long) * (size_t)(n * size + 1));
-    MPI_Gather(v, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
-    print_longs(rank, what, all, n * size);
-    free(all);
-}
+#include "virt_testlib.h"
 
 /* Blocking (nb 0) or nonblocking, then waited for. */
 static void run(int rank, int size, int nb, MPI_Op affine_op)
@@ -84,7 +51,7 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
     scattered[0] = block[0];
     scattered[1] = block[rank];
     snprintf(what, sizeof what, "%sgatherv+%sscatterv", form, form);
-    show(rank, size, what, scattered, 2);
+    print_all(rank, size, what, scattered, 2);
 
     /* Allgatherv, Scan, Exscan, Reduce_scatter_block, Reduce_scatter and
        Alltoallv in flight together when nonblocking. */
@@ -136,25 +103,25 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
     long digest = 0;
     for (int i = 0; i < total; i++)
         digest = digest * 31 % 1000003 + everyone[i];
-    show(rank, size, what, &digest, 1);
+    print_all(rank, size, what, &digest, 1);
     snprintf(what, sizeof what, "%sscan noncommutative", form);
-    show(rank, size, what, scan, 2);
+    print_all(rank, size, what, scan, 2);
     if (rank == 0)
         exscan[0] = exscan[1] = 0; /* undefined on rank 0 */
     snprintf(what, sizeof what, "%sexscan noncommutative", form);
-    show(rank, size, what, exscan, 2);
+    print_all(rank, size, what, exscan, 2);
     snprintf(what, sizeof what, "%sreduce_scatter_block", form);
-    show(rank, size, what, &rsb, 1);
+    print_all(rank, size, what, &rsb, 1);
     digest = 0;
     for (int i = 0; i <= rank; i++)
         digest = digest * 31 + rs[i];
     snprintf(what, sizeof what, "%sreduce_scatter", form);
-    show(rank, size, what, &digest, 1);
+    print_all(rank, size, what, &digest, 1);
     digest = 0;
     for (int i = 0; i < size * (rank + 1); i++)
         digest = digest * 7 % 1000003 + a2a_recv[i];
     snprintf(what, sizeof what, "%salltoallv", form);
-    show(rank, size, what, &digest, 1);
+    print_all(rank, size, what, &digest, 1);
 
     /* In place: allgatherv, scan, reduce_scatter_block. */
     for (int i = 0; i < total; i++)
@@ -182,7 +149,7 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
         digest = digest * 31 % 1000003 + everyone[i];
     long three[3] = {digest, in_scan[0] * 1000003 + in_scan[1], blocks[0]};
     snprintf(what, sizeof what, "in place%s", nb ? " (nonblocking)" : "");
-    show(rank, size, what, three, 3);
+    print_all(rank, size, what, three, 3);
 
     free(counts);
     free(displs);
