@@ -165,6 +165,11 @@ int tdm_affinity_spare_for(int cpu)
     return CPU_COUNT(&node_cpus) >= 2 * node_ranks;
 }
 
+int tdm_affinity_thread_has_core(int cpu)
+{
+    return cpu >= 0 || tdm_affinity_spare_for(-1);
+}
+
 int tdm_affinity_share_node(pthread_t thread)
 {
     if (!node_cpus_known)

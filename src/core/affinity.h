@@ -40,6 +40,12 @@ int tdm_affinity_core_each(void);
    a large host). 0 when the node's CPUs are not known. */
 int tdm_affinity_spare_for(int cpu);
 
+/* Whether the progress thread has a core of its own, so that no rank need
+   lend it one (TANDEM_WAIT=auto): it is pinned ('cpu' >= 0, a spare CPU or
+   one the user chose), or it runs beside unbound ranks with a CPU each to
+   spare (tdm_affinity_spare_for(-1)). */
+int tdm_affinity_thread_has_core(int cpu);
+
 /* How many CPUs the ranks of 'host', a communicator of ranks that share
    one host, may run on, all together: the union of their affinity masks
    (each rank's own, set by the launcher or inherited: Open MPI binds 2

@@ -85,6 +85,9 @@ static void print_configuration(int lang, int granted)
         tdm_log_info("progress thread pinned to CPU %d", tdm_progress_cpu());
     else if (tdm_progress_running && tdm_lend_scope())
         tdm_log_info("progress thread runs on any CPU of this node's ranks (no spare CPU)");
+    else if (tdm_progress_running && tdm_affinity_spare_for(-1))
+        tdm_log_info("progress thread runs where the OS puts it: the node's ranks may run on "
+                     "twice as many CPUs as there are ranks");
     else if (tdm_progress_running)
         tdm_log_info("progress thread shares this rank's CPUs (no spare CPU)");
     if (atomic_load(&tdm_progress_follows_app))
@@ -299,7 +302,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     nap_reason[0] = '\0';
     int host_cpus = disabled ? -1 : one_host_cpus();
     if (tdm_active && tdm_progress_running)
-        tdm_lend_init(tdm_progress_cpu() >= 0);
+        tdm_lend_init(tdm_affinity_thread_has_core(tdm_progress_cpu()));
     else if (tdm_active && waits_nap(host_cpus, nap_reason, sizeof nap_reason))
         tdm_nap_init();
     if (tdm_lend_scope()) /* a rank that lends its core may take another's thread */

@@ -432,6 +432,31 @@ static void check_spare_for(void)
     tdm_affinity_forget();
 }
 
+/* The waits lend a rank's core (TANDEM_WAIT=auto) only where the thread has
+   none of its own: not pinned, and the ranks' CPUs are too few to leave one
+   free per rank (the 2-core machine), never beside unbound ranks on a large
+   host (8 ranks on 16 CPUs). */
+static void check_thread_has_core(void)
+{
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int c = 0; c < 16; c++)
+        CPU_SET(c, &cpus);
+    tdm_affinity_forget();
+    EXPECT(tdm_affinity_thread_has_core(3));   /* pinned */
+    EXPECT(!tdm_affinity_thread_has_core(-1)); /* not known */
+    tdm_affinity_set_node_cpus(&cpus, 8, 0);
+    EXPECT(tdm_affinity_thread_has_core(-1)); /* 8 unbound ranks, 16 CPUs */
+    tdm_affinity_set_node_cpus(&cpus, 14, 0);
+    EXPECT(!tdm_affinity_thread_has_core(-1)); /* 14 ranks, 16 CPUs */
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    CPU_SET(1, &cpus);
+    tdm_affinity_set_node_cpus(&cpus, 2, 0);
+    EXPECT(!tdm_affinity_thread_has_core(-1)); /* 2 ranks, 2 CPUs */
+    tdm_affinity_forget();
+}
+
 int main(void)
 {
     char *env[] = {NULL};
@@ -531,6 +556,7 @@ int main(void)
     check_beside();
     check_core_each();
     check_spare_for();
+    check_thread_has_core();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }
