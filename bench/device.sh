@@ -33,6 +33,13 @@
 # each as its own configuration (tandem-drive-POLL, tandem-proxy-POLL).
 # DEVICE_TANDEM_ENV: NAME=VALUE ... added to every Tandem configuration
 # (an A/B of a setting across two calls of this script).
+# DEVICE_AB=DIR (relative to the repository or absolute): another build of
+# Tandem, DIR/openmpi/libtandem.so and DIR/mpich/libtandem.so (tools/device-
+# pack --ab REV puts one there): every Tandem configuration runs again with
+# it, as NAME-ab, interleaved with NAME (an A/B of two builds in one call).
+# DEVICE_BIND=core: native and tandem-drive also run with the ranks bound to
+# a core each (Open MPI's --bind-to core, Hydra's -bind-to core), as
+# NAME-bound, where the progress thread is pinned to a spare CPU.
 # DEVICE_ONLY=rma: the truly passive target alone (bench/rma_passive.c, 2
 # ranks, every round): a get while the target waits in MPI_Barrier (pure) and
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
@@ -86,6 +93,9 @@ LATENCY_TRIALS=${DEVICE_LATENCY_TRIALS:-9}
 ONLY=${DEVICE_ONLY:-}
 TANDEM_ENV=${DEVICE_TANDEM_ENV:+ $DEVICE_TANDEM_ENV}
 POLLS=${DEVICE_POLLS:-yield}
+AB=${DEVICE_AB:-}
+[ -n "$AB" ] && [ "${AB#/}" = "$AB" ] && AB=$ROOT/$AB
+BIND=${DEVICE_BIND:-}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
 read -ra MPIS <<<"${DEVICE_MPIS:-openmpi mpich}"
@@ -113,6 +123,15 @@ DEVICE_PACK=$(cd "$PACK" && pwd)
 # shellcheck source=/dev/null
 . "$DEVICE_PACK/env.sh"
 say "pack: $DEVICE_PACK ($(head -2 "$DEVICE_PACK/VERSIONS" | tail -1)); budget ${BUDGET}s"
+if [ -n "$AB" ]; then
+    for mpi in openmpi mpich; do
+        [ -f "$AB/$mpi/libtandem.so" ] || {
+            say "DEVICE_AB=$AB has no $mpi/libtandem.so"
+            exit 1
+        }
+    done
+    say "A/B: NAME-ab runs $AB ($(cat "$AB/VERSION" 2>/dev/null || echo 'no VERSION'))"
+fi
 
 family() { [ "$1" = openmpi ] && echo "Open MPI" || echo MPICH; }
 
@@ -230,6 +249,7 @@ command_line() {
         if [[ $word =~ ^[A-Z_][A-Z0-9_]*= ]]; then env+=("$word"); else args+=("$word"); fi
     done
     [ "$with" = tandem ] && env+=("LD_PRELOAD=$DEVICE_PACK/tandem/$mpi/libtandem.so")
+    [ "$with" = tandem-ab ] && env+=("LD_PRELOAD=$AB/$mpi/libtandem.so")
     if [ "$mpi" = openmpi ]; then
         COMMAND=(mpirun.openmpi --oversubscribe -n "$np" "${args[@]}")
         for word in "${env[@]}"; do COMMAND+=(-x "$word"); done
@@ -441,8 +461,23 @@ for mpi in "${MPIS[@]}"; do
 done
 
 # ------------------------------------------------------------- the benchmarks
-# Configurations: NAME|tandem or empty|NAME=VALUE for the ranks.
+# Configurations: NAME|tandem or empty|NAME=VALUE for the ranks (and
+# launcher arguments), with DEVICE_AB's and DEVICE_BIND's added.
 configs() { # BENCH MPI TRANSPORT
+    local line name with rest bind=--bind-to
+    [ "$2" = mpich ] && bind=-bind-to
+    base_configs "$@" | while IFS= read -r line; do
+        echo "$line"
+        name=${line%%|*} rest=${line#*|}
+        with=${rest%%|*}
+        [ -n "$AB" ] && [ "$with" = tandem ] && echo "$name-ab|tandem-ab|${rest#*|}"
+        if [ "$BIND" = core ] && [[ $name =~ ^(native|tandem-drive) ]]; then
+            echo "$name-bound|$with|${rest#*|} $bind core"
+        fi
+    done
+}
+
+base_configs() { # BENCH MPI TRANSPORT
     local shm_off=""
     if [ "$ONLY" = cost ]; then
         echo "native||"
