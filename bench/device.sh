@@ -40,6 +40,8 @@
 # DEVICE_BIND=core: native and tandem-drive also run with the ranks bound to
 # a core each (Open MPI's --bind-to core, Hydra's -bind-to core), as
 # NAME-bound, where the progress thread is pinned to a spare CPU.
+# DEVICE_ONLY=coll, halo or coll,halo: those benchmarks alone, every round,
+# on DEVICE_COLL_RANKS and DEVICE_HALO_RANKS (space-separated counts).
 # DEVICE_ONLY=rma: the truly passive target alone (bench/rma_passive.c, 2
 # ranks, every round): a get while the target waits in MPI_Barrier (pure) and
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
@@ -83,6 +85,8 @@ else
 fi
 [ -n "${DEVICE_OVERLAP_SIZES:-}" ] && OVERLAP_SIZES=$DEVICE_OVERLAP_SIZES
 [ -n "${DEVICE_OVERLAP_RANKS:-}" ] && read -ra OVERLAP_RANKS <<<"$DEVICE_OVERLAP_RANKS"
+[ -n "${DEVICE_COLL_RANKS:-}" ] && read -ra COLL_RANKS <<<"$DEVICE_COLL_RANKS"
+[ -n "${DEVICE_HALO_RANKS:-}" ] && read -ra HALO_RANKS <<<"$DEVICE_HALO_RANKS"
 RMA_SIZES=${DEVICE_RMA_SIZES:-65536,1048576,8388608}
 RMA_WORK=${DEVICE_RMA_WORK:-0.5}
 RMA_TRIALS=5
@@ -592,6 +596,19 @@ while [ "$ONLY" = overlap ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     for np in "${OVERLAP_RANKS[@]}"; do
         phase overlap "$np" $round || break 2
     done
+    round=$((round + 1))
+done
+while [[ $ONLY =~ ^(coll|halo|coll,halo)$ ]] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+    if [[ $ONLY =~ coll ]]; then
+        for np in "${COLL_RANKS[@]}"; do
+            phase coll "$np" $round || break 2
+        done
+    fi
+    if [[ $ONLY =~ halo ]]; then
+        for np in "${HALO_RANKS[@]}"; do
+            phase halo "$np" $round || break 2
+        done
+    fi
     round=$((round + 1))
 done
 while [ -z "$ONLY" ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
