@@ -101,8 +101,8 @@ def examine(build: Build, nprocs: int) -> list[str]:
     if spare >= nprocs:
         state = f"{cores} cores for {nprocs} ranks: a spare core per rank"
         advice = (
-            "on one host the default stays off until measured with spare cores (docs/AUTO.md); "
-            "try TANDEM_PROGRESS=drive and compare: tandem bench overlap"
+            "on one host the default runs proxy, a progress thread on a spare core per rank "
+            "(docs/AUTO.md); OMP_NUM_THREADS counts against the spare cores"
         )
     elif spare > 0:
         state = f"{cores} cores for {nprocs} ranks: {spare} spare"
@@ -140,7 +140,7 @@ def examine(build: Build, nprocs: int) -> list[str]:
             )
         )
     decision, naps = auto_decision(build, nprocs)
-    if decision.startswith("drive"):
+    if decision.startswith(("drive", "proxy")):
         advice = "the default runs a progress thread here; TANDEM_PROGRESS=off turns it off"
     elif decision.startswith("off"):
         advice = (

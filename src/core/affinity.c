@@ -165,6 +165,25 @@ int tdm_affinity_spare_for(int cpu)
     return CPU_COUNT(&node_cpus) >= 2 * node_ranks;
 }
 
+int tdm_affinity_launch_cpus(void)
+{
+    cpu_set_t mine, parent;
+    int own = sched_getaffinity(0, sizeof mine, &mine) == 0 ? CPU_COUNT(&mine) : 0;
+    int above = sched_getaffinity(getppid(), sizeof parent, &parent) == 0 ? CPU_COUNT(&parent) : 0;
+    return own > above ? own : above;
+}
+
+int tdm_affinity_room_for_threads(int ranks, int cpus, const char *omp_threads)
+{
+    long each = 1;
+    if (omp_threads && isdigit((unsigned char)*omp_threads)) {
+        each = strtol(omp_threads, NULL, 10);
+        if (each < 1)
+            each = 1;
+    }
+    return ranks > 0 && cpus > 0 && (long)ranks * (each + 1) <= cpus;
+}
+
 int tdm_affinity_thread_has_core(int cpu)
 {
     return cpu >= 0 || tdm_affinity_spare_for(-1);

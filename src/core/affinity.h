@@ -40,6 +40,19 @@ int tdm_affinity_core_each(void);
    a large host). 0 when the node's CPUs are not known. */
 int tdm_affinity_spare_for(int cpu);
 
+/* How many CPUs this host gives the job, known before MPI_Init: the CPUs
+   this process or its parent (the launcher's daemon, which no launcher
+   binds) may run on, whichever are more, so that a rank bound to one core
+   still sees the host's share of the job (a taskset or cgroup around the
+   launcher bounds both). 0 if neither could be read. */
+int tdm_affinity_launch_cpus(void);
+
+/* Whether 'ranks' ranks on a host of 'cpus' CPUs leave a CPU for each
+   rank's progress thread beside the CPUs its computation takes: one per
+   rank, or the first number of 'omp_threads' (OMP_NUM_THREADS, NULL when
+   unset) where that is more. */
+int tdm_affinity_room_for_threads(int ranks, int cpus, const char *omp_threads);
+
 /* Whether the progress thread has a core of its own, so that no rank need
    lend it one (TANDEM_WAIT=auto): it is pinned ('cpu' >= 0, a spare CPU or
    one the user chose), or it runs beside unbound ranks with a CPU each to

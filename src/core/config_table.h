@@ -48,8 +48,10 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|aut
            "progress thread, which completes them with MPI_Testsome, and the application "
            "gets a generalized request whose MPI_Wait sleeps instead of spinning); or auto, "
            "the default: drive, waiting on the sockets (TANDEM_POLL=event), where the job's "
-           "ranks span hosts, and off where they all run on one host, there with waits that "
-           "sleep between their polls where the ranks outnumber the host's CPUs (TANDEM_WAIT; "
+           "ranks span hosts; proxy where they all run on one host that leaves a spare CPU "
+           "per rank (twice as many CPUs as ranks, or OMP_NUM_THREADS + 1 per rank); off on "
+           "one host without, there with waits that sleep between their polls where the "
+           "ranks outnumber the host's CPUs (TANDEM_WAIT; "
            "the decision table and its measurements: docs/AUTO.md; TANDEM_VERBOSE=1 says which "
            "and why).",
            "proxy on one host with more ranks than cores over TCP, on MPICH: a 4-rank ghost-cell "

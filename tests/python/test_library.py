@@ -72,17 +72,32 @@ def test_strict_mode_stops_every_rank_when_one_rank_warns(build):
     )
 
 
-def test_auto_progress_stays_off_where_every_rank_runs_on_one_host(build):
-    """TANDEM_PROGRESS=auto, the default: with every rank on this host, no
-    progress thread starts and the MPI library is asked for the program's own
-    thread level (Open MPI charges MPI_THREAD_MULTIPLE on every small
-    message); TANDEM_VERBOSE=1 says what it chose and why."""
+def test_auto_progress_on_one_host_takes_a_thread_only_with_a_spare_cpu_per_rank(build):
+    """TANDEM_PROGRESS=auto, the default, with every rank on this host: where
+    the host leaves no spare CPU per rank, no progress thread starts and the
+    MPI library is asked for the program's own thread level (Open MPI charges
+    MPI_THREAD_MULTIPLE on every small message); where it does (twice as
+    many CPUs as ranks, OMP_NUM_THREADS + 1 per rank), proxy.
+    TANDEM_VERBOSE=1 says what it chose and why."""
     program = program_path(build, "test_init_thread")
+    cpus = len(os.sched_getaffinity(0))
     result = launch(build, 2, [program], env={"TANDEM_VERBOSE": "2"})
     assert result.returncode == 0, result.stderr
-    assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in result.stderr
-    assert "TANDEM_PROGRESS=off (default)" in result.stderr
-    assert "progress thread:" not in result.stderr
+    if cpus < 4:
+        assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in result.stderr
+        assert "TANDEM_PROGRESS=off (default)" in result.stderr
+        assert "progress thread:" not in result.stderr
+    else:
+        said = "TANDEM_PROGRESS=auto: proxy: all 2 ranks run on this host, whose"
+        assert said in result.stderr
+        assert len(re.findall(r"progress thread: \d+ polls", result.stderr)) == 2
+    # OpenMP threads that take every CPU leave none to spare
+    hybrid = launch(
+        build, 2, [program], env={"TANDEM_VERBOSE": "1", "OMP_NUM_THREADS": str(cpus)}
+    )
+    assert hybrid.returncode == 0, hybrid.stderr
+    assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in hybrid.stderr
+    assert "leave no spare one per rank" in hybrid.stderr
 
 
 # The launcher's variables that say how many ranks run on this host.

@@ -457,6 +457,22 @@ static void check_thread_has_core(void)
     tdm_affinity_forget();
 }
 
+/* TANDEM_PROGRESS=auto on one host takes a progress thread only where
+   each rank leaves a CPU for it beside its computation's. */
+static void check_room_for_threads(void)
+{
+    EXPECT(tdm_affinity_room_for_threads(8, 16, NULL));
+    EXPECT(tdm_affinity_room_for_threads(2, 4, NULL));
+    EXPECT(!tdm_affinity_room_for_threads(2, 2, NULL));  /* the 2-core machine */
+    EXPECT(!tdm_affinity_room_for_threads(14, 16, NULL)); /* every core a rank */
+    EXPECT(!tdm_affinity_room_for_threads(8, 16, "4"));  /* hybrid: 4 threads each */
+    EXPECT(tdm_affinity_room_for_threads(3, 16, "4,2")); /* 3 x (4 + 1) = 15 */
+    EXPECT(tdm_affinity_room_for_threads(8, 16, "1"));
+    EXPECT(tdm_affinity_room_for_threads(8, 16, "dynamic")); /* no number: one each */
+    EXPECT(!tdm_affinity_room_for_threads(8, 0, NULL));      /* CPUs unknown */
+    EXPECT(tdm_affinity_launch_cpus() >= 1);
+}
+
 int main(void)
 {
     char *env[] = {NULL};
@@ -557,6 +573,7 @@ int main(void)
     check_core_each();
     check_spare_for();
     check_thread_has_core();
+    check_room_for_threads();
     UNIT_REPORT();
     return failures ? 1 : 0;
 }
