@@ -37,6 +37,8 @@
 # Tandem, DIR/openmpi/libtandem.so and DIR/mpich/libtandem.so (tools/device-
 # pack --ab REV puts one there): every Tandem configuration runs again with
 # it, as NAME-ab, interleaved with NAME (an A/B of two builds in one call).
+# DEVICE_AUTO=1: Tandem with no TANDEM_* variable (the default's own
+# decision) runs too, as tandem-auto.
 # DEVICE_BIND=core: native and tandem-drive also run with the ranks bound to
 # a core each (Open MPI's --bind-to core, Hydra's -bind-to core), as
 # NAME-bound, where the progress thread is pinned to a spare CPU.
@@ -100,6 +102,7 @@ POLLS=${DEVICE_POLLS:-yield}
 AB=${DEVICE_AB:-}
 [ -n "$AB" ] && [ "${AB#/}" = "$AB" ] && AB=$ROOT/$AB
 BIND=${DEVICE_BIND:-}
+AUTO=${DEVICE_AUTO:-}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
 read -ra MPIS <<<"${DEVICE_MPIS:-openmpi mpich}"
@@ -493,6 +496,8 @@ base_configs() { # BENCH MPI TRANSPORT
     fi
     [ "$3" = tcp ] && shm_off=" TANDEM_COLL_SHM=0" # TCP stands for separate nodes
     echo "native||"
+    # Tandem loaded with no setting at all: what TANDEM_PROGRESS=auto decides
+    [ -n "$AUTO" ] && echo "tandem-auto|tandem|"
     if [ "$1" = coll ]; then
         echo "tandem-coll-drive|tandem|TANDEM_PROGRESS=drive TANDEM_COLL=tandem$shm_off"
         echo "tandem-coll|tandem|TANDEM_PROGRESS=proxy TANDEM_COLL=tandem$shm_off"
