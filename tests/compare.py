@@ -9,7 +9,9 @@ no Tandem warning. --without-tandem-fails REASON names an expected failure of
 the MPI library alone (printed with the result): the run without Tandem is
 skipped, and the program's own checks (it exits 1 when one fails) decide. With --trace, a third run sets TANDEM_TRACE=1 and requires a
 trace line for every NAME ("MPI_Isend (Fortran)"), which proves that the calls
-went through Tandem's entry points and not around them. With --expect, a run
+went through Tandem's entry points and not around them. The run without
+Tandem is made once per build for every test that shares its program,
+arguments, ranks and settings (TANDEM_* variables aside: reference_run). With --expect, a run
 with TANDEM_VERBOSE=2 must print a line matching each REGEX on stderr (what
 Tandem reports of its own work at MPI_Finalize). --transport tcp makes the MPI
 library carry every message over loopback TCP, as the benchmarks' tcp rows do;
@@ -23,7 +25,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
+import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,6 +65,62 @@ def run_in(build, nprocs, program, with_tandem, env, cwd, launcher_args=()):
         check=False,
     )
     return command, result
+
+
+def reference_key(build, nprocs, program, env, launcher_args) -> str | None:
+    """What the run without Tandem depends on: the MPI and the build, the
+    program (its path, size and time) and its arguments, the launcher's
+    arguments and the ranks' variables but for TANDEM_* ones, which only
+    Tandem reads, unless the program itself names them (a getenv of one
+    leaves its name among the program's strings). None for a program that
+    is not a file to read."""
+    try:
+        path = Path(shutil.which(program[0]) or program[0]).resolve()
+        status = path.stat()
+        image = path.read_bytes()
+    except OSError:
+        return None
+    named = {
+        name: value
+        for name, value in env.items()
+        if not name.startswith("TANDEM_") or name.encode() in image
+    }
+    words = [
+        str(build.directory.resolve()),
+        str(nprocs),
+        str(path),
+        str(status.st_size),
+        str(status.st_mtime_ns),
+    ]
+    words += program[1:] + ["--"] + list(launcher_args) + ["--"]
+    words += [f"{name}={value}" for name, value in sorted(named.items())]
+    return hashlib.sha256("\0".join(words).encode()).hexdigest()[:32]
+
+
+def reference_run(build, nprocs, program, env, launcher_args):
+    """The run without Tandem, made once per ctest run for all the tests
+    that share its key (reference_key): the same program under the drive,
+    proxy, monitoring and ghost variants needs one reference, not one each.
+    Only a run that exited 0 is kept; two tests that miss at once both run
+    it and the last one's file stays (written whole, then renamed)."""
+    key = reference_key(build, nprocs, program, env, launcher_args)
+    if key is None:
+        return run(build, nprocs, program, False, env, launcher_args)[1]
+    store = build.directory / "compare-references"
+    file = store / f"{key}.json"
+    try:
+        kept = json.loads(file.read_text())
+        return subprocess.CompletedProcess(kept["command"], 0, kept["stdout"], kept["stderr"])
+    except (OSError, ValueError, KeyError):
+        pass
+    command, result = run(build, nprocs, program, False, env, launcher_args)
+    if result.returncode == 0:
+        store.mkdir(exist_ok=True)
+        record = {"command": command, "stdout": result.stdout, "stderr": result.stderr}
+        with tempfile.NamedTemporaryFile("w", dir=store, delete=False, suffix=".tmp") as out:
+            json.dump(record, out)
+        os.replace(out.name, file)
+    return result
 
 
 def sanitizer_settings(build) -> dict[str, str]:
@@ -113,7 +175,7 @@ def main() -> int:
     if args.without_tandem_fails:
         print(f"not run without Tandem, expected to fail: {args.without_tandem_fails}")
     else:
-        _, native = run(build, args.n, program, False, reference_env, reference_args)
+        native = reference_run(build, args.n, program, reference_env, reference_args)
     tandem_n = args.n + args.ghosts
     command, tandem = run(build, tandem_n, program, True, env, launcher_args)
     print("$", " ".join(command))
