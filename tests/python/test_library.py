@@ -92,9 +92,7 @@ def test_auto_progress_on_one_host_takes_a_thread_only_with_a_spare_cpu_per_rank
         assert said in result.stderr
         assert len(re.findall(r"progress thread: \d+ polls", result.stderr)) == 2
     # OpenMP threads that take every CPU leave none to spare
-    hybrid = launch(
-        build, 2, [program], env={"TANDEM_VERBOSE": "1", "OMP_NUM_THREADS": str(cpus)}
-    )
+    hybrid = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "OMP_NUM_THREADS": str(cpus)})
     assert hybrid.returncode == 0, hybrid.stderr
     assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in hybrid.stderr
     assert "leave no spare one per rank" in hybrid.stderr

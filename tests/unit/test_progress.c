@@ -463,10 +463,10 @@ static void check_room_for_threads(void)
 {
     EXPECT(tdm_affinity_room_for_threads(8, 16, NULL));
     EXPECT(tdm_affinity_room_for_threads(2, 4, NULL));
-    EXPECT(!tdm_affinity_room_for_threads(2, 2, NULL));  /* the 2-core machine */
+    EXPECT(!tdm_affinity_room_for_threads(2, 2, NULL));   /* the 2-core machine */
     EXPECT(!tdm_affinity_room_for_threads(14, 16, NULL)); /* every core a rank */
-    EXPECT(!tdm_affinity_room_for_threads(8, 16, "4"));  /* hybrid: 4 threads each */
-    EXPECT(tdm_affinity_room_for_threads(3, 16, "4,2")); /* 3 x (4 + 1) = 15 */
+    EXPECT(!tdm_affinity_room_for_threads(8, 16, "4"));   /* hybrid: 4 threads each */
+    EXPECT(tdm_affinity_room_for_threads(3, 16, "4,2"));  /* 3 x (4 + 1) = 15 */
     EXPECT(tdm_affinity_room_for_threads(8, 16, "1"));
     EXPECT(tdm_affinity_room_for_threads(8, 16, "dynamic")); /* no number: one each */
     EXPECT(!tdm_affinity_room_for_threads(8, 0, NULL));      /* CPUs unknown */
