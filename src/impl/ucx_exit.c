@@ -11,7 +11,8 @@
  * MPI_Init + MPI_Barrier + MPI_Finalize hung here (docs/perf/finalize-hang;
  * MPICH removed the barrier later, pmodels/mpich#6596).
  *
- * Tandem interposes the few UCX calls of that sequence. From the first
+ * Tandem interposes the few UCX calls of that sequence (libtandem, and the
+ * virtual ranks' libtandem-virt, whose processes end MPI the same way). From the first
  * ucp_disconnect_nb made inside MPI_Finalize, a thread of Tandem drives the
  * workers the MPI library created during MPI_Init, until the library
  * destroys one; the library created them UCS_THREAD_MODE_SERIALIZED, so
@@ -22,13 +23,14 @@
  * ucs_status_t is a packed enum, one signed byte.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
-#include "core/progress.h"
 #include "impl/impl.h"
 
 #define TDM_UCX_API __attribute__((visibility("default")))
@@ -87,6 +89,13 @@ static unsigned progress_next(ucp_worker_h worker)
     return real(worker);
 }
 
+static void pause_us(int us)
+{
+    struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 static void *helper_main(void *unused)
 {
     (void)unused;
@@ -102,7 +111,7 @@ static void *helper_main(void *unused)
         /* Short pauses while something happens, up to 1 ms while nothing
            does: a barrier can last as long as the slowest rank's exit. */
         pause = events ? 1 : pause * 2 > LONGEST_PAUSE_US ? LONGEST_PAUSE_US : pause * 2;
-        tdm_pause_us(pause);
+        pause_us(pause);
     }
     ucx.helper_polls = polls;
     return NULL;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "impl/impl.h"
 #include "tmpi.h"
 #include "virt/coll.h"
 #include "virt/comm.h"
@@ -207,14 +208,25 @@ static void on_config_warning(void *context, const char *message)
 
 #include "core/config.h"
 
+/* MPI_Finalize of the process, with impl/ucx_exit.c's helper armed. */
+static void finalize_mpi(void)
+{
+    tdm_ucx_exit_finalize_begins(0);
+    PMPI_Finalize();
+}
+
 int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
 {
     int provided;
+    /* MPICH over UCX's TCP hangs in MPI_Finalize now and then; the helper
+       of impl/ucx_exit.c drives the workers it records here. */
+    tdm_ucx_exit_init_begins();
     PMPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    tdm_ucx_exit_init_ends();
     config_warnings warnings = {0};
     tdm_config_load(on_config_warning, &warnings);
     if (warnings.fatal) {
-        PMPI_Finalize();
+        finalize_mpi();
         return 1;
     }
     int hosts, host;
@@ -227,7 +239,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
                 "tandem virt: error: TANDEM_VIRT_CORES=%d needs MPI_THREAD_MULTIPLE from the MPI "
                 "library, which gives only level %d\n",
                 cores, provided);
-        PMPI_Finalize();
+        finalize_mpi();
         return 1;
     }
     int count = cores * per_core;
@@ -261,7 +273,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     tdm_virt_queue_finish();
     free(states);
     states = NULL;
-    PMPI_Finalize();
+    finalize_mpi();
     return code;
 }
 
