@@ -35,6 +35,12 @@ struct tdm_virt_core {
    between) before it sleeps 20 us between polls. */
 #define IDLE_POLLS_BEFORE_SLEEP 10000
 
+/* How long an idle core of a single process watches its ready queue before
+   it sleeps on its condition variable: a rank of another core that wakes
+   one of its ranks within that time costs a store, not a futex wake-up and
+   the sleeper's return to its CPU. */
+#define IDLE_SPIN_NS 50000
+
 static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
 static tdm_virt_rank *ranks;
@@ -228,6 +234,19 @@ static void idle(tdm_virt_core *core)
         struct timespec pause = {0, 20000};
         nanosleep(&pause, NULL);
         return;
+    }
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long spins = 0;; spins++) {
+        if (__atomic_load_n(&core->head, __ATOMIC_ACQUIRE) ||
+            __atomic_load_n(&finished, __ATOMIC_ACQUIRE) >= rank_count)
+            return;
+        tdm_virt_cpu_relax();
+        if (spins % 64 == 63) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > IDLE_SPIN_NS)
+                break;
+        }
     }
     pthread_mutex_lock(&idle_mutex);
     idle_cores++;
