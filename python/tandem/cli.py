@@ -1063,9 +1063,9 @@ def build_parser() -> argparse.ArgumentParser:
         "-nc",
         "--cores",
         type=int,
-        default=1,
         metavar="C",
-        help="with --virtual: the cores (pinned kernel threads) of the process (default 1)",
+        help="with --virtual: the cores (pinned kernel threads) of each process (default: "
+        "this machine's CPUs shared out among the processes)",
     )
     add_rank_options(run, "and report on it ")
     run.add_argument(

@@ -5,6 +5,7 @@ per core as user-level threads."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -174,7 +175,7 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
     C x V ranks; with --hosts, one process on each of H simulated hosts."""
     if args.virtual < 1:
         raise TandemError(f"--virtual {args.virtual}: expected at least 1 rank per core")
-    if args.cores < 1:
+    if args.cores is not None and args.cores < 1:
         raise TandemError(f"--cores {args.cores}: expected at least 1 core")
     from .cli import check_hosts_options
 
@@ -189,6 +190,8 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
         hosts = args.hosts
     if hosts < 1:
         raise TandemError(f"-n {hosts}: the number of processes must be at least 1")
+    if args.cores is None:
+        args.cores = default_cores(hosts)
     for option in ("placement", "monitor"):
         if getattr(args, option, None) is not None:
             raise TandemError(f"--{option} with --virtual: not supported yet (docs/VIRTUAL.md)")
@@ -215,6 +218,13 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
         print(" ".join(command))
         return 0
     return subprocess.run(command, env=launcher_environment(build), check=False).returncode
+
+
+def default_cores(processes: int) -> int:
+    """--cores left out: the CPUs this machine gives tandem, shared out
+    among the processes it starts here (on one host, or on simulated hosts,
+    which share this machine's CPUs), at least one each."""
+    return max(1, len(os.sched_getaffinity(0)) // processes)
 
 
 def ranks_line(processes: int, cores: int, virtual: int) -> str:

@@ -5,6 +5,8 @@ stop the compilation, and wrong uses of the options are clear errors."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from conftest import ROOT, build_for, launch, program_path, tandem_cli
 
@@ -23,10 +25,17 @@ def test_a_plain_program_runs_as_virtual_ranks(mpi, tmp_path):
     built = tandem_cli("cc", "--mpi", mpi, P2P, "-O2", "-o", str(program))
     assert built.returncode == 0, built.stderr
     assert "warning" not in built.stderr  # the test program writes no global
-    run = tandem_cli("run", "--virtual", "3", str(program))
+    run = tandem_cli("run", "--cores", "1", "--virtual", "3", str(program))
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("ranks 3, thread level 0\n")
     assert "3 virtual ranks: 1 process(es) x 1 core(s) x 3 rank(s)" in run.stderr
+    # --cores left out: this machine's CPUs, shared out among the processes
+    cpus = len(os.sched_getaffinity(0))
+    run = tandem_cli("run", "-n", "1", "--virtual", "2", str(program))
+    assert run.returncode == 0, run.stderr
+    said = f"{2 * cpus} virtual ranks: 1 process(es) x {cpus} core(s) x 2 rank(s)"
+    assert said in run.stderr
+    assert run.stdout.startswith(f"ranks {2 * cpus}, thread level 0\n")
     # TinyMPI's spellings: -nn processes (hosts), -nc cores, -nv ranks per core.
     run = tandem_cli("run", "-q", "-nn", "2", "-nc", "2", "-nv", "2", str(program))
     assert run.returncode == 0, run.stderr
