@@ -27,9 +27,8 @@ struct tdm_virt_core {
     int sleeping;               /* the scheduler waits on 'wakeup' (atomic) */
     pthread_mutex_t mutex;
     pthread_cond_t wakeup;
-    int cpu;             /* the CPU it is pinned to, or -1 */
-    int empty_polls;     /* polls of other processes in a row that found nothing */
-    long long polled_ns; /* when it last polled the other processes */
+    int cpu;         /* the CPU it is pinned to, or -1 */
+    int empty_polls; /* polls of other processes in a row that found nothing */
 } __attribute__((aligned(64)));
 
 /* Empty polls of the real MPI an idle core makes (yielding the CPU in
@@ -41,12 +40,6 @@ struct tdm_virt_core {
    one of its ranks within that time costs a store, not a futex wake-up and
    the sleeper's return to its CPU. */
 #define IDLE_SPIN_NS 50000
-
-/* Between two ranks' turns, a core of a job of several processes polls the
-   others (config.poll) at least this often, so that a rank blocked on a
-   message from another host becomes ready while the core's other ranks
-   still compute, not only once all of them block. */
-#define BUSY_POLL_NS 20000
 
 static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
@@ -330,15 +323,6 @@ static void *run_core(void *arg)
         if (!next) {
             idle(core);
             continue;
-        }
-        if (config.poll) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
-            if (ns - core->polled_ns > BUSY_POLL_NS) {
-                core->polled_ns = ns;
-                config.poll();
-            }
         }
         core->current = next;
         tdm_virt_context_switch(&core->scheduler, &next->context, next, 0);
