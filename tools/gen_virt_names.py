@@ -60,8 +60,17 @@ def render(functions: list[str]) -> str:
         "#ifndef TANDEM_VIRT_GEN_NAMES_H",
         "#define TANDEM_VIRT_GEN_NAMES_H",
         "",
+        "#ifndef __cplusplus",
         "#pragma GCC diagnostic push",
         '#pragma GCC diagnostic ignored "-Wstrict-prototypes"',
+        "#endif",
+        "/* An unsupported function takes any arguments, so that its call reaches",
+        "   the error naming it: () in C, (...) in C++. */",
+        "#ifdef __cplusplus",
+        "#define TMPI_ANY_ARGUMENTS ...",
+        "#else",
+        "#define TMPI_ANY_ARGUMENTS",
+        "#endif",
     ]
     for name in functions:
         short = name[len("MPI_") :]
@@ -75,12 +84,12 @@ def render(functions: list[str]) -> str:
         else:
             stub = f"TMPI_unsupported_{name}"
             lines.append(
-                f"int {stub}() __attribute__((error(\"{name} is not supported by Tandem's "
-                f'virtual ranks yet (docs/VIRTUAL.md)")));'
+                f'int {stub}(TMPI_ANY_ARGUMENTS) __attribute__((error("{name} is not supported by '
+                f"Tandem's virtual ranks yet (docs/VIRTUAL.md)\")));"
             )
             lines.append(f"#define {name} {stub}")
         lines.append("#endif")
-    lines += ["#pragma GCC diagnostic pop", "", "#endif", ""]
+    lines += ["#ifndef __cplusplus", "#pragma GCC diagnostic pop", "#endif", "", "#endif", ""]
     return "\n".join(lines)
 
 

@@ -9,6 +9,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have mpicc.openmpi || need+=(openmpi-bin libopenmpi-dev)
 have mpicc.mpich || need+=(mpich libmpich-dev)
 have gfortran || need+=(gfortran)
+# g++: tandem c++ (the MPIs' mpicxx wrappers call it)
+have g++ || need+=(g++)
 have cmake || need+=(cmake)
 have make || need+=(make)
 have nm || need+=(binutils)

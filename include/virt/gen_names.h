@@ -4,776 +4,785 @@
 #ifndef TANDEM_VIRT_GEN_NAMES_H
 #define TANDEM_VIRT_GEN_NAMES_H
 
+#ifndef __cplusplus
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#endif
+/* An unsupported function takes any arguments, so that its call reaches
+   the error naming it: () in C, (...) in C++. */
+#ifdef __cplusplus
+#define TMPI_ANY_ARGUMENTS ...
+#else
+#define TMPI_ANY_ARGUMENTS
+#endif
 #ifndef MPI_Abort
 #define MPI_Abort TMPI_Abort
 #endif
 #ifndef MPI_Accumulate
-int TMPI_unsupported_MPI_Accumulate() __attribute__((error("MPI_Accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Accumulate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Accumulate TMPI_unsupported_MPI_Accumulate
 #endif
 #ifndef MPI_Accumulate_c
-int TMPI_unsupported_MPI_Accumulate_c() __attribute__((error("MPI_Accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Accumulate_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Accumulate_c TMPI_unsupported_MPI_Accumulate_c
 #endif
 #ifndef MPI_Add_error_class
-int TMPI_unsupported_MPI_Add_error_class() __attribute__((error("MPI_Add_error_class is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Add_error_class(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Add_error_class is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Add_error_class TMPI_unsupported_MPI_Add_error_class
 #endif
 #ifndef MPI_Add_error_code
-int TMPI_unsupported_MPI_Add_error_code() __attribute__((error("MPI_Add_error_code is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Add_error_code(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Add_error_code is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Add_error_code TMPI_unsupported_MPI_Add_error_code
 #endif
 #ifndef MPI_Add_error_string
-int TMPI_unsupported_MPI_Add_error_string() __attribute__((error("MPI_Add_error_string is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Add_error_string(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Add_error_string is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Add_error_string TMPI_unsupported_MPI_Add_error_string
 #endif
 #ifndef MPI_Allgather
 #define MPI_Allgather TMPI_Allgather
 #endif
 #ifndef MPI_Allgather_c
-int TMPI_unsupported_MPI_Allgather_c() __attribute__((error("MPI_Allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgather_c TMPI_unsupported_MPI_Allgather_c
 #endif
 #ifndef MPI_Allgather_init
-int TMPI_unsupported_MPI_Allgather_init() __attribute__((error("MPI_Allgather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgather_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgather_init TMPI_unsupported_MPI_Allgather_init
 #endif
 #ifndef MPI_Allgather_init_c
-int TMPI_unsupported_MPI_Allgather_init_c() __attribute__((error("MPI_Allgather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgather_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgather_init_c TMPI_unsupported_MPI_Allgather_init_c
 #endif
 #ifndef MPI_Allgatherv
 #define MPI_Allgatherv TMPI_Allgatherv
 #endif
 #ifndef MPI_Allgatherv_c
-int TMPI_unsupported_MPI_Allgatherv_c() __attribute__((error("MPI_Allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgatherv_c TMPI_unsupported_MPI_Allgatherv_c
 #endif
 #ifndef MPI_Allgatherv_init
-int TMPI_unsupported_MPI_Allgatherv_init() __attribute__((error("MPI_Allgatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgatherv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgatherv_init TMPI_unsupported_MPI_Allgatherv_init
 #endif
 #ifndef MPI_Allgatherv_init_c
-int TMPI_unsupported_MPI_Allgatherv_init_c() __attribute__((error("MPI_Allgatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allgatherv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allgatherv_init_c TMPI_unsupported_MPI_Allgatherv_init_c
 #endif
 #ifndef MPI_Allreduce
 #define MPI_Allreduce TMPI_Allreduce
 #endif
 #ifndef MPI_Allreduce_c
-int TMPI_unsupported_MPI_Allreduce_c() __attribute__((error("MPI_Allreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allreduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allreduce_c TMPI_unsupported_MPI_Allreduce_c
 #endif
 #ifndef MPI_Allreduce_init
-int TMPI_unsupported_MPI_Allreduce_init() __attribute__((error("MPI_Allreduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allreduce_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allreduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allreduce_init TMPI_unsupported_MPI_Allreduce_init
 #endif
 #ifndef MPI_Allreduce_init_c
-int TMPI_unsupported_MPI_Allreduce_init_c() __attribute__((error("MPI_Allreduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Allreduce_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allreduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Allreduce_init_c TMPI_unsupported_MPI_Allreduce_init_c
 #endif
 #ifndef MPI_Alltoall
 #define MPI_Alltoall TMPI_Alltoall
 #endif
 #ifndef MPI_Alltoall_c
-int TMPI_unsupported_MPI_Alltoall_c() __attribute__((error("MPI_Alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoall_c TMPI_unsupported_MPI_Alltoall_c
 #endif
 #ifndef MPI_Alltoall_init
-int TMPI_unsupported_MPI_Alltoall_init() __attribute__((error("MPI_Alltoall_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoall_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoall_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoall_init TMPI_unsupported_MPI_Alltoall_init
 #endif
 #ifndef MPI_Alltoall_init_c
-int TMPI_unsupported_MPI_Alltoall_init_c() __attribute__((error("MPI_Alltoall_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoall_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoall_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoall_init_c TMPI_unsupported_MPI_Alltoall_init_c
 #endif
 #ifndef MPI_Alltoallv
 #define MPI_Alltoallv TMPI_Alltoallv
 #endif
 #ifndef MPI_Alltoallv_c
-int TMPI_unsupported_MPI_Alltoallv_c() __attribute__((error("MPI_Alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallv_c TMPI_unsupported_MPI_Alltoallv_c
 #endif
 #ifndef MPI_Alltoallv_init
-int TMPI_unsupported_MPI_Alltoallv_init() __attribute__((error("MPI_Alltoallv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallv_init TMPI_unsupported_MPI_Alltoallv_init
 #endif
 #ifndef MPI_Alltoallv_init_c
-int TMPI_unsupported_MPI_Alltoallv_init_c() __attribute__((error("MPI_Alltoallv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallv_init_c TMPI_unsupported_MPI_Alltoallv_init_c
 #endif
 #ifndef MPI_Alltoallw
-int TMPI_unsupported_MPI_Alltoallw() __attribute__((error("MPI_Alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallw TMPI_unsupported_MPI_Alltoallw
 #endif
 #ifndef MPI_Alltoallw_c
-int TMPI_unsupported_MPI_Alltoallw_c() __attribute__((error("MPI_Alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallw_c TMPI_unsupported_MPI_Alltoallw_c
 #endif
 #ifndef MPI_Alltoallw_init
-int TMPI_unsupported_MPI_Alltoallw_init() __attribute__((error("MPI_Alltoallw_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallw_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallw_init TMPI_unsupported_MPI_Alltoallw_init
 #endif
 #ifndef MPI_Alltoallw_init_c
-int TMPI_unsupported_MPI_Alltoallw_init_c() __attribute__((error("MPI_Alltoallw_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Alltoallw_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Alltoallw_init_c TMPI_unsupported_MPI_Alltoallw_init_c
 #endif
 #ifndef MPI_Attr_delete
-int TMPI_unsupported_MPI_Attr_delete() __attribute__((error("MPI_Attr_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Attr_delete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Attr_delete TMPI_unsupported_MPI_Attr_delete
 #endif
 #ifndef MPI_Attr_get
-int TMPI_unsupported_MPI_Attr_get() __attribute__((error("MPI_Attr_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Attr_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Attr_get TMPI_unsupported_MPI_Attr_get
 #endif
 #ifndef MPI_Attr_put
-int TMPI_unsupported_MPI_Attr_put() __attribute__((error("MPI_Attr_put is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Attr_put(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_put is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Attr_put TMPI_unsupported_MPI_Attr_put
 #endif
 #ifndef MPI_Barrier
 #define MPI_Barrier TMPI_Barrier
 #endif
 #ifndef MPI_Barrier_init
-int TMPI_unsupported_MPI_Barrier_init() __attribute__((error("MPI_Barrier_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Barrier_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Barrier_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Barrier_init TMPI_unsupported_MPI_Barrier_init
 #endif
 #ifndef MPI_Bcast
 #define MPI_Bcast TMPI_Bcast
 #endif
 #ifndef MPI_Bcast_c
-int TMPI_unsupported_MPI_Bcast_c() __attribute__((error("MPI_Bcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bcast_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bcast_c TMPI_unsupported_MPI_Bcast_c
 #endif
 #ifndef MPI_Bcast_init
-int TMPI_unsupported_MPI_Bcast_init() __attribute__((error("MPI_Bcast_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bcast_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bcast_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bcast_init TMPI_unsupported_MPI_Bcast_init
 #endif
 #ifndef MPI_Bcast_init_c
-int TMPI_unsupported_MPI_Bcast_init_c() __attribute__((error("MPI_Bcast_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bcast_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bcast_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bcast_init_c TMPI_unsupported_MPI_Bcast_init_c
 #endif
 #ifndef MPI_Bsend
-int TMPI_unsupported_MPI_Bsend() __attribute__((error("MPI_Bsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend TMPI_unsupported_MPI_Bsend
 #endif
 #ifndef MPI_Bsend_c
-int TMPI_unsupported_MPI_Bsend_c() __attribute__((error("MPI_Bsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend_c TMPI_unsupported_MPI_Bsend_c
 #endif
 #ifndef MPI_Bsend_init
-int TMPI_unsupported_MPI_Bsend_init() __attribute__((error("MPI_Bsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bsend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend_init TMPI_unsupported_MPI_Bsend_init
 #endif
 #ifndef MPI_Bsend_init_c
-int TMPI_unsupported_MPI_Bsend_init_c() __attribute__((error("MPI_Bsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Bsend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend_init_c TMPI_unsupported_MPI_Bsend_init_c
 #endif
 #ifndef MPI_Buffer_attach
-int TMPI_unsupported_MPI_Buffer_attach() __attribute__((error("MPI_Buffer_attach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Buffer_attach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_attach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Buffer_attach TMPI_unsupported_MPI_Buffer_attach
 #endif
 #ifndef MPI_Buffer_attach_c
-int TMPI_unsupported_MPI_Buffer_attach_c() __attribute__((error("MPI_Buffer_attach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Buffer_attach_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_attach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Buffer_attach_c TMPI_unsupported_MPI_Buffer_attach_c
 #endif
 #ifndef MPI_Buffer_detach
-int TMPI_unsupported_MPI_Buffer_detach() __attribute__((error("MPI_Buffer_detach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Buffer_detach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_detach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Buffer_detach TMPI_unsupported_MPI_Buffer_detach
 #endif
 #ifndef MPI_Buffer_detach_c
-int TMPI_unsupported_MPI_Buffer_detach_c() __attribute__((error("MPI_Buffer_detach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Buffer_detach_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_detach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Buffer_detach_c TMPI_unsupported_MPI_Buffer_detach_c
 #endif
 #ifndef MPI_Cancel
 #define MPI_Cancel TMPI_Cancel
 #endif
 #ifndef MPI_Cart_coords
-int TMPI_unsupported_MPI_Cart_coords() __attribute__((error("MPI_Cart_coords is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_coords(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_coords is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_coords TMPI_unsupported_MPI_Cart_coords
 #endif
 #ifndef MPI_Cart_create
-int TMPI_unsupported_MPI_Cart_create() __attribute__((error("MPI_Cart_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_create TMPI_unsupported_MPI_Cart_create
 #endif
 #ifndef MPI_Cart_get
-int TMPI_unsupported_MPI_Cart_get() __attribute__((error("MPI_Cart_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_get TMPI_unsupported_MPI_Cart_get
 #endif
 #ifndef MPI_Cart_map
-int TMPI_unsupported_MPI_Cart_map() __attribute__((error("MPI_Cart_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_map(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_map TMPI_unsupported_MPI_Cart_map
 #endif
 #ifndef MPI_Cart_rank
-int TMPI_unsupported_MPI_Cart_rank() __attribute__((error("MPI_Cart_rank is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_rank(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_rank is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_rank TMPI_unsupported_MPI_Cart_rank
 #endif
 #ifndef MPI_Cart_shift
-int TMPI_unsupported_MPI_Cart_shift() __attribute__((error("MPI_Cart_shift is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_shift(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_shift is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_shift TMPI_unsupported_MPI_Cart_shift
 #endif
 #ifndef MPI_Cart_sub
-int TMPI_unsupported_MPI_Cart_sub() __attribute__((error("MPI_Cart_sub is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cart_sub(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_sub is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_sub TMPI_unsupported_MPI_Cart_sub
 #endif
 #ifndef MPI_Cartdim_get
-int TMPI_unsupported_MPI_Cartdim_get() __attribute__((error("MPI_Cartdim_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Cartdim_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cartdim_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cartdim_get TMPI_unsupported_MPI_Cartdim_get
 #endif
 #ifndef MPI_Close_port
-int TMPI_unsupported_MPI_Close_port() __attribute__((error("MPI_Close_port is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Close_port(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Close_port is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Close_port TMPI_unsupported_MPI_Close_port
 #endif
 #ifndef MPI_Comm_accept
-int TMPI_unsupported_MPI_Comm_accept() __attribute__((error("MPI_Comm_accept is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_accept(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_accept is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_accept TMPI_unsupported_MPI_Comm_accept
 #endif
 #ifndef MPI_Comm_call_errhandler
-int TMPI_unsupported_MPI_Comm_call_errhandler() __attribute__((error("MPI_Comm_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_call_errhandler TMPI_unsupported_MPI_Comm_call_errhandler
 #endif
 #ifndef MPI_Comm_compare
-int TMPI_unsupported_MPI_Comm_compare() __attribute__((error("MPI_Comm_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_compare(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_compare TMPI_unsupported_MPI_Comm_compare
 #endif
 #ifndef MPI_Comm_connect
-int TMPI_unsupported_MPI_Comm_connect() __attribute__((error("MPI_Comm_connect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_connect(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_connect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_connect TMPI_unsupported_MPI_Comm_connect
 #endif
 #ifndef MPI_Comm_create
 #define MPI_Comm_create TMPI_Comm_create
 #endif
 #ifndef MPI_Comm_create_errhandler
-int TMPI_unsupported_MPI_Comm_create_errhandler() __attribute__((error("MPI_Comm_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_create_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_create_errhandler TMPI_unsupported_MPI_Comm_create_errhandler
 #endif
 #ifndef MPI_Comm_create_from_group
-int TMPI_unsupported_MPI_Comm_create_from_group() __attribute__((error("MPI_Comm_create_from_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_create_from_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_from_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_create_from_group TMPI_unsupported_MPI_Comm_create_from_group
 #endif
 #ifndef MPI_Comm_create_group
-int TMPI_unsupported_MPI_Comm_create_group() __attribute__((error("MPI_Comm_create_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_create_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_create_group TMPI_unsupported_MPI_Comm_create_group
 #endif
 #ifndef MPI_Comm_create_keyval
-int TMPI_unsupported_MPI_Comm_create_keyval() __attribute__((error("MPI_Comm_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_create_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_create_keyval TMPI_unsupported_MPI_Comm_create_keyval
 #endif
 #ifndef MPI_Comm_delete_attr
-int TMPI_unsupported_MPI_Comm_delete_attr() __attribute__((error("MPI_Comm_delete_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_delete_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_delete_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_delete_attr TMPI_unsupported_MPI_Comm_delete_attr
 #endif
 #ifndef MPI_Comm_disconnect
-int TMPI_unsupported_MPI_Comm_disconnect() __attribute__((error("MPI_Comm_disconnect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_disconnect(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_disconnect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_disconnect TMPI_unsupported_MPI_Comm_disconnect
 #endif
 #ifndef MPI_Comm_dup
 #define MPI_Comm_dup TMPI_Comm_dup
 #endif
 #ifndef MPI_Comm_dup_with_info
-int TMPI_unsupported_MPI_Comm_dup_with_info() __attribute__((error("MPI_Comm_dup_with_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_dup_with_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_dup_with_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_dup_with_info TMPI_unsupported_MPI_Comm_dup_with_info
 #endif
 #ifndef MPI_Comm_free
 #define MPI_Comm_free TMPI_Comm_free
 #endif
 #ifndef MPI_Comm_free_keyval
-int TMPI_unsupported_MPI_Comm_free_keyval() __attribute__((error("MPI_Comm_free_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_free_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_free_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_free_keyval TMPI_unsupported_MPI_Comm_free_keyval
 #endif
 #ifndef MPI_Comm_get_attr
-int TMPI_unsupported_MPI_Comm_get_attr() __attribute__((error("MPI_Comm_get_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_get_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_get_attr TMPI_unsupported_MPI_Comm_get_attr
 #endif
 #ifndef MPI_Comm_get_errhandler
-int TMPI_unsupported_MPI_Comm_get_errhandler() __attribute__((error("MPI_Comm_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_get_errhandler TMPI_unsupported_MPI_Comm_get_errhandler
 #endif
 #ifndef MPI_Comm_get_info
-int TMPI_unsupported_MPI_Comm_get_info() __attribute__((error("MPI_Comm_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_get_info TMPI_unsupported_MPI_Comm_get_info
 #endif
 #ifndef MPI_Comm_get_name
-int TMPI_unsupported_MPI_Comm_get_name() __attribute__((error("MPI_Comm_get_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_get_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_get_name TMPI_unsupported_MPI_Comm_get_name
 #endif
 #ifndef MPI_Comm_get_parent
-int TMPI_unsupported_MPI_Comm_get_parent() __attribute__((error("MPI_Comm_get_parent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_get_parent(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_parent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_get_parent TMPI_unsupported_MPI_Comm_get_parent
 #endif
 #ifndef MPI_Comm_group
 #define MPI_Comm_group TMPI_Comm_group
 #endif
 #ifndef MPI_Comm_idup
-int TMPI_unsupported_MPI_Comm_idup() __attribute__((error("MPI_Comm_idup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_idup(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_idup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_idup TMPI_unsupported_MPI_Comm_idup
 #endif
 #ifndef MPI_Comm_idup_with_info
-int TMPI_unsupported_MPI_Comm_idup_with_info() __attribute__((error("MPI_Comm_idup_with_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_idup_with_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_idup_with_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_idup_with_info TMPI_unsupported_MPI_Comm_idup_with_info
 #endif
 #ifndef MPI_Comm_join
-int TMPI_unsupported_MPI_Comm_join() __attribute__((error("MPI_Comm_join is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_join(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_join is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_join TMPI_unsupported_MPI_Comm_join
 #endif
 #ifndef MPI_Comm_rank
 #define MPI_Comm_rank TMPI_Comm_rank
 #endif
 #ifndef MPI_Comm_remote_group
-int TMPI_unsupported_MPI_Comm_remote_group() __attribute__((error("MPI_Comm_remote_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_remote_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_remote_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_remote_group TMPI_unsupported_MPI_Comm_remote_group
 #endif
 #ifndef MPI_Comm_remote_size
-int TMPI_unsupported_MPI_Comm_remote_size() __attribute__((error("MPI_Comm_remote_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_remote_size(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_remote_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_remote_size TMPI_unsupported_MPI_Comm_remote_size
 #endif
 #ifndef MPI_Comm_set_attr
-int TMPI_unsupported_MPI_Comm_set_attr() __attribute__((error("MPI_Comm_set_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_set_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_set_attr TMPI_unsupported_MPI_Comm_set_attr
 #endif
 #ifndef MPI_Comm_set_errhandler
 #define MPI_Comm_set_errhandler TMPI_Comm_set_errhandler
 #endif
 #ifndef MPI_Comm_set_info
-int TMPI_unsupported_MPI_Comm_set_info() __attribute__((error("MPI_Comm_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_set_info TMPI_unsupported_MPI_Comm_set_info
 #endif
 #ifndef MPI_Comm_set_name
-int TMPI_unsupported_MPI_Comm_set_name() __attribute__((error("MPI_Comm_set_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_set_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_set_name TMPI_unsupported_MPI_Comm_set_name
 #endif
 #ifndef MPI_Comm_size
 #define MPI_Comm_size TMPI_Comm_size
 #endif
 #ifndef MPI_Comm_spawn
-int TMPI_unsupported_MPI_Comm_spawn() __attribute__((error("MPI_Comm_spawn is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_spawn(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_spawn is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_spawn TMPI_unsupported_MPI_Comm_spawn
 #endif
 #ifndef MPI_Comm_spawn_multiple
-int TMPI_unsupported_MPI_Comm_spawn_multiple() __attribute__((error("MPI_Comm_spawn_multiple is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_spawn_multiple(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_spawn_multiple is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_spawn_multiple TMPI_unsupported_MPI_Comm_spawn_multiple
 #endif
 #ifndef MPI_Comm_split
 #define MPI_Comm_split TMPI_Comm_split
 #endif
 #ifndef MPI_Comm_split_type
-int TMPI_unsupported_MPI_Comm_split_type() __attribute__((error("MPI_Comm_split_type is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_split_type(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_split_type is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_split_type TMPI_unsupported_MPI_Comm_split_type
 #endif
 #ifndef MPI_Comm_test_inter
-int TMPI_unsupported_MPI_Comm_test_inter() __attribute__((error("MPI_Comm_test_inter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Comm_test_inter(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_test_inter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Comm_test_inter TMPI_unsupported_MPI_Comm_test_inter
 #endif
 #ifndef MPI_Compare_and_swap
-int TMPI_unsupported_MPI_Compare_and_swap() __attribute__((error("MPI_Compare_and_swap is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Compare_and_swap(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Compare_and_swap is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Compare_and_swap TMPI_unsupported_MPI_Compare_and_swap
 #endif
 #ifndef MPI_DUP_FN
-int TMPI_unsupported_MPI_DUP_FN() __attribute__((error("MPI_DUP_FN is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_DUP_FN(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_DUP_FN is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_DUP_FN TMPI_unsupported_MPI_DUP_FN
 #endif
 #ifndef MPI_Dims_create
-int TMPI_unsupported_MPI_Dims_create() __attribute__((error("MPI_Dims_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Dims_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dims_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Dims_create TMPI_unsupported_MPI_Dims_create
 #endif
 #ifndef MPI_Dist_graph_create
-int TMPI_unsupported_MPI_Dist_graph_create() __attribute__((error("MPI_Dist_graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Dist_graph_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Dist_graph_create TMPI_unsupported_MPI_Dist_graph_create
 #endif
 #ifndef MPI_Dist_graph_create_adjacent
-int TMPI_unsupported_MPI_Dist_graph_create_adjacent() __attribute__((error("MPI_Dist_graph_create_adjacent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Dist_graph_create_adjacent(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_create_adjacent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Dist_graph_create_adjacent TMPI_unsupported_MPI_Dist_graph_create_adjacent
 #endif
 #ifndef MPI_Dist_graph_neighbors
-int TMPI_unsupported_MPI_Dist_graph_neighbors() __attribute__((error("MPI_Dist_graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Dist_graph_neighbors(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Dist_graph_neighbors TMPI_unsupported_MPI_Dist_graph_neighbors
 #endif
 #ifndef MPI_Dist_graph_neighbors_count
-int TMPI_unsupported_MPI_Dist_graph_neighbors_count() __attribute__((error("MPI_Dist_graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Dist_graph_neighbors_count(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Dist_graph_neighbors_count TMPI_unsupported_MPI_Dist_graph_neighbors_count
 #endif
 #ifndef MPI_Errhandler_create
-int TMPI_unsupported_MPI_Errhandler_create() __attribute__((error("MPI_Errhandler_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Errhandler_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Errhandler_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Errhandler_create TMPI_unsupported_MPI_Errhandler_create
 #endif
 #ifndef MPI_Errhandler_get
-int TMPI_unsupported_MPI_Errhandler_get() __attribute__((error("MPI_Errhandler_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Errhandler_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Errhandler_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Errhandler_get TMPI_unsupported_MPI_Errhandler_get
 #endif
 #ifndef MPI_Errhandler_set
-int TMPI_unsupported_MPI_Errhandler_set() __attribute__((error("MPI_Errhandler_set is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Errhandler_set(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Errhandler_set is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Errhandler_set TMPI_unsupported_MPI_Errhandler_set
 #endif
 #ifndef MPI_Exscan
 #define MPI_Exscan TMPI_Exscan
 #endif
 #ifndef MPI_Exscan_c
-int TMPI_unsupported_MPI_Exscan_c() __attribute__((error("MPI_Exscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Exscan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Exscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Exscan_c TMPI_unsupported_MPI_Exscan_c
 #endif
 #ifndef MPI_Exscan_init
-int TMPI_unsupported_MPI_Exscan_init() __attribute__((error("MPI_Exscan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Exscan_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Exscan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Exscan_init TMPI_unsupported_MPI_Exscan_init
 #endif
 #ifndef MPI_Exscan_init_c
-int TMPI_unsupported_MPI_Exscan_init_c() __attribute__((error("MPI_Exscan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Exscan_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Exscan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Exscan_init_c TMPI_unsupported_MPI_Exscan_init_c
 #endif
 #ifndef MPI_Fetch_and_op
-int TMPI_unsupported_MPI_Fetch_and_op() __attribute__((error("MPI_Fetch_and_op is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Fetch_and_op(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Fetch_and_op is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Fetch_and_op TMPI_unsupported_MPI_Fetch_and_op
 #endif
 #ifndef MPI_File_call_errhandler
-int TMPI_unsupported_MPI_File_call_errhandler() __attribute__((error("MPI_File_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_call_errhandler TMPI_unsupported_MPI_File_call_errhandler
 #endif
 #ifndef MPI_File_close
-int TMPI_unsupported_MPI_File_close() __attribute__((error("MPI_File_close is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_close(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_close is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_close TMPI_unsupported_MPI_File_close
 #endif
 #ifndef MPI_File_create_errhandler
-int TMPI_unsupported_MPI_File_create_errhandler() __attribute__((error("MPI_File_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_create_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_create_errhandler TMPI_unsupported_MPI_File_create_errhandler
 #endif
 #ifndef MPI_File_delete
-int TMPI_unsupported_MPI_File_delete() __attribute__((error("MPI_File_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_delete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_delete TMPI_unsupported_MPI_File_delete
 #endif
 #ifndef MPI_File_get_amode
-int TMPI_unsupported_MPI_File_get_amode() __attribute__((error("MPI_File_get_amode is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_amode(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_amode is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_amode TMPI_unsupported_MPI_File_get_amode
 #endif
 #ifndef MPI_File_get_atomicity
-int TMPI_unsupported_MPI_File_get_atomicity() __attribute__((error("MPI_File_get_atomicity is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_atomicity(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_atomicity is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_atomicity TMPI_unsupported_MPI_File_get_atomicity
 #endif
 #ifndef MPI_File_get_byte_offset
-int TMPI_unsupported_MPI_File_get_byte_offset() __attribute__((error("MPI_File_get_byte_offset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_byte_offset(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_byte_offset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_byte_offset TMPI_unsupported_MPI_File_get_byte_offset
 #endif
 #ifndef MPI_File_get_errhandler
-int TMPI_unsupported_MPI_File_get_errhandler() __attribute__((error("MPI_File_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_errhandler TMPI_unsupported_MPI_File_get_errhandler
 #endif
 #ifndef MPI_File_get_group
-int TMPI_unsupported_MPI_File_get_group() __attribute__((error("MPI_File_get_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_group TMPI_unsupported_MPI_File_get_group
 #endif
 #ifndef MPI_File_get_info
-int TMPI_unsupported_MPI_File_get_info() __attribute__((error("MPI_File_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_info TMPI_unsupported_MPI_File_get_info
 #endif
 #ifndef MPI_File_get_position
-int TMPI_unsupported_MPI_File_get_position() __attribute__((error("MPI_File_get_position is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_position(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_position is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_position TMPI_unsupported_MPI_File_get_position
 #endif
 #ifndef MPI_File_get_position_shared
-int TMPI_unsupported_MPI_File_get_position_shared() __attribute__((error("MPI_File_get_position_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_position_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_position_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_position_shared TMPI_unsupported_MPI_File_get_position_shared
 #endif
 #ifndef MPI_File_get_size
-int TMPI_unsupported_MPI_File_get_size() __attribute__((error("MPI_File_get_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_size(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_size TMPI_unsupported_MPI_File_get_size
 #endif
 #ifndef MPI_File_get_type_extent
-int TMPI_unsupported_MPI_File_get_type_extent() __attribute__((error("MPI_File_get_type_extent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_type_extent(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_type_extent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_type_extent TMPI_unsupported_MPI_File_get_type_extent
 #endif
 #ifndef MPI_File_get_type_extent_c
-int TMPI_unsupported_MPI_File_get_type_extent_c() __attribute__((error("MPI_File_get_type_extent_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_type_extent_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_type_extent_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_type_extent_c TMPI_unsupported_MPI_File_get_type_extent_c
 #endif
 #ifndef MPI_File_get_view
-int TMPI_unsupported_MPI_File_get_view() __attribute__((error("MPI_File_get_view is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_get_view(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_get_view is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_get_view TMPI_unsupported_MPI_File_get_view
 #endif
 #ifndef MPI_File_iread
-int TMPI_unsupported_MPI_File_iread() __attribute__((error("MPI_File_iread is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread TMPI_unsupported_MPI_File_iread
 #endif
 #ifndef MPI_File_iread_all
-int TMPI_unsupported_MPI_File_iread_all() __attribute__((error("MPI_File_iread_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_all TMPI_unsupported_MPI_File_iread_all
 #endif
 #ifndef MPI_File_iread_all_c
-int TMPI_unsupported_MPI_File_iread_all_c() __attribute__((error("MPI_File_iread_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_all_c TMPI_unsupported_MPI_File_iread_all_c
 #endif
 #ifndef MPI_File_iread_at
-int TMPI_unsupported_MPI_File_iread_at() __attribute__((error("MPI_File_iread_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_at(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_at TMPI_unsupported_MPI_File_iread_at
 #endif
 #ifndef MPI_File_iread_at_all
-int TMPI_unsupported_MPI_File_iread_at_all() __attribute__((error("MPI_File_iread_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_at_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_at_all TMPI_unsupported_MPI_File_iread_at_all
 #endif
 #ifndef MPI_File_iread_at_all_c
-int TMPI_unsupported_MPI_File_iread_at_all_c() __attribute__((error("MPI_File_iread_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_at_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_at_all_c TMPI_unsupported_MPI_File_iread_at_all_c
 #endif
 #ifndef MPI_File_iread_at_c
-int TMPI_unsupported_MPI_File_iread_at_c() __attribute__((error("MPI_File_iread_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_at_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_at_c TMPI_unsupported_MPI_File_iread_at_c
 #endif
 #ifndef MPI_File_iread_c
-int TMPI_unsupported_MPI_File_iread_c() __attribute__((error("MPI_File_iread_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_c TMPI_unsupported_MPI_File_iread_c
 #endif
 #ifndef MPI_File_iread_shared
-int TMPI_unsupported_MPI_File_iread_shared() __attribute__((error("MPI_File_iread_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_shared TMPI_unsupported_MPI_File_iread_shared
 #endif
 #ifndef MPI_File_iread_shared_c
-int TMPI_unsupported_MPI_File_iread_shared_c() __attribute__((error("MPI_File_iread_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iread_shared_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iread_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iread_shared_c TMPI_unsupported_MPI_File_iread_shared_c
 #endif
 #ifndef MPI_File_iwrite
-int TMPI_unsupported_MPI_File_iwrite() __attribute__((error("MPI_File_iwrite is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite TMPI_unsupported_MPI_File_iwrite
 #endif
 #ifndef MPI_File_iwrite_all
-int TMPI_unsupported_MPI_File_iwrite_all() __attribute__((error("MPI_File_iwrite_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_all TMPI_unsupported_MPI_File_iwrite_all
 #endif
 #ifndef MPI_File_iwrite_all_c
-int TMPI_unsupported_MPI_File_iwrite_all_c() __attribute__((error("MPI_File_iwrite_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_all_c TMPI_unsupported_MPI_File_iwrite_all_c
 #endif
 #ifndef MPI_File_iwrite_at
-int TMPI_unsupported_MPI_File_iwrite_at() __attribute__((error("MPI_File_iwrite_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_at(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_at TMPI_unsupported_MPI_File_iwrite_at
 #endif
 #ifndef MPI_File_iwrite_at_all
-int TMPI_unsupported_MPI_File_iwrite_at_all() __attribute__((error("MPI_File_iwrite_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_at_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_at_all TMPI_unsupported_MPI_File_iwrite_at_all
 #endif
 #ifndef MPI_File_iwrite_at_all_c
-int TMPI_unsupported_MPI_File_iwrite_at_all_c() __attribute__((error("MPI_File_iwrite_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_at_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_at_all_c TMPI_unsupported_MPI_File_iwrite_at_all_c
 #endif
 #ifndef MPI_File_iwrite_at_c
-int TMPI_unsupported_MPI_File_iwrite_at_c() __attribute__((error("MPI_File_iwrite_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_at_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_at_c TMPI_unsupported_MPI_File_iwrite_at_c
 #endif
 #ifndef MPI_File_iwrite_c
-int TMPI_unsupported_MPI_File_iwrite_c() __attribute__((error("MPI_File_iwrite_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_c TMPI_unsupported_MPI_File_iwrite_c
 #endif
 #ifndef MPI_File_iwrite_shared
-int TMPI_unsupported_MPI_File_iwrite_shared() __attribute__((error("MPI_File_iwrite_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_shared TMPI_unsupported_MPI_File_iwrite_shared
 #endif
 #ifndef MPI_File_iwrite_shared_c
-int TMPI_unsupported_MPI_File_iwrite_shared_c() __attribute__((error("MPI_File_iwrite_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_iwrite_shared_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_iwrite_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_iwrite_shared_c TMPI_unsupported_MPI_File_iwrite_shared_c
 #endif
 #ifndef MPI_File_open
-int TMPI_unsupported_MPI_File_open() __attribute__((error("MPI_File_open is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_open(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_open is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_open TMPI_unsupported_MPI_File_open
 #endif
 #ifndef MPI_File_preallocate
-int TMPI_unsupported_MPI_File_preallocate() __attribute__((error("MPI_File_preallocate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_preallocate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_preallocate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_preallocate TMPI_unsupported_MPI_File_preallocate
 #endif
 #ifndef MPI_File_read
-int TMPI_unsupported_MPI_File_read() __attribute__((error("MPI_File_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read TMPI_unsupported_MPI_File_read
 #endif
 #ifndef MPI_File_read_all
-int TMPI_unsupported_MPI_File_read_all() __attribute__((error("MPI_File_read_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_all TMPI_unsupported_MPI_File_read_all
 #endif
 #ifndef MPI_File_read_all_begin
-int TMPI_unsupported_MPI_File_read_all_begin() __attribute__((error("MPI_File_read_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_all_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_all_begin TMPI_unsupported_MPI_File_read_all_begin
 #endif
 #ifndef MPI_File_read_all_begin_c
-int TMPI_unsupported_MPI_File_read_all_begin_c() __attribute__((error("MPI_File_read_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_all_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_all_begin_c TMPI_unsupported_MPI_File_read_all_begin_c
 #endif
 #ifndef MPI_File_read_all_c
-int TMPI_unsupported_MPI_File_read_all_c() __attribute__((error("MPI_File_read_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_all_c TMPI_unsupported_MPI_File_read_all_c
 #endif
 #ifndef MPI_File_read_all_end
-int TMPI_unsupported_MPI_File_read_all_end() __attribute__((error("MPI_File_read_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_all_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_all_end TMPI_unsupported_MPI_File_read_all_end
 #endif
 #ifndef MPI_File_read_at
-int TMPI_unsupported_MPI_File_read_at() __attribute__((error("MPI_File_read_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at TMPI_unsupported_MPI_File_read_at
 #endif
 #ifndef MPI_File_read_at_all
-int TMPI_unsupported_MPI_File_read_at_all() __attribute__((error("MPI_File_read_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_all TMPI_unsupported_MPI_File_read_at_all
 #endif
 #ifndef MPI_File_read_at_all_begin
-int TMPI_unsupported_MPI_File_read_at_all_begin() __attribute__((error("MPI_File_read_at_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_all_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_all_begin TMPI_unsupported_MPI_File_read_at_all_begin
 #endif
 #ifndef MPI_File_read_at_all_begin_c
-int TMPI_unsupported_MPI_File_read_at_all_begin_c() __attribute__((error("MPI_File_read_at_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_all_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_all_begin_c TMPI_unsupported_MPI_File_read_at_all_begin_c
 #endif
 #ifndef MPI_File_read_at_all_c
-int TMPI_unsupported_MPI_File_read_at_all_c() __attribute__((error("MPI_File_read_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_all_c TMPI_unsupported_MPI_File_read_at_all_c
 #endif
 #ifndef MPI_File_read_at_all_end
-int TMPI_unsupported_MPI_File_read_at_all_end() __attribute__((error("MPI_File_read_at_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_all_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_all_end TMPI_unsupported_MPI_File_read_at_all_end
 #endif
 #ifndef MPI_File_read_at_c
-int TMPI_unsupported_MPI_File_read_at_c() __attribute__((error("MPI_File_read_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_at_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_at_c TMPI_unsupported_MPI_File_read_at_c
 #endif
 #ifndef MPI_File_read_c
-int TMPI_unsupported_MPI_File_read_c() __attribute__((error("MPI_File_read_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_c TMPI_unsupported_MPI_File_read_c
 #endif
 #ifndef MPI_File_read_ordered
-int TMPI_unsupported_MPI_File_read_ordered() __attribute__((error("MPI_File_read_ordered is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_ordered(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_ordered is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_ordered TMPI_unsupported_MPI_File_read_ordered
 #endif
 #ifndef MPI_File_read_ordered_begin
-int TMPI_unsupported_MPI_File_read_ordered_begin() __attribute__((error("MPI_File_read_ordered_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_ordered_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_ordered_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_ordered_begin TMPI_unsupported_MPI_File_read_ordered_begin
 #endif
 #ifndef MPI_File_read_ordered_begin_c
-int TMPI_unsupported_MPI_File_read_ordered_begin_c() __attribute__((error("MPI_File_read_ordered_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_ordered_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_ordered_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_ordered_begin_c TMPI_unsupported_MPI_File_read_ordered_begin_c
 #endif
 #ifndef MPI_File_read_ordered_c
-int TMPI_unsupported_MPI_File_read_ordered_c() __attribute__((error("MPI_File_read_ordered_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_ordered_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_ordered_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_ordered_c TMPI_unsupported_MPI_File_read_ordered_c
 #endif
 #ifndef MPI_File_read_ordered_end
-int TMPI_unsupported_MPI_File_read_ordered_end() __attribute__((error("MPI_File_read_ordered_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_ordered_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_ordered_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_ordered_end TMPI_unsupported_MPI_File_read_ordered_end
 #endif
 #ifndef MPI_File_read_shared
-int TMPI_unsupported_MPI_File_read_shared() __attribute__((error("MPI_File_read_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_shared TMPI_unsupported_MPI_File_read_shared
 #endif
 #ifndef MPI_File_read_shared_c
-int TMPI_unsupported_MPI_File_read_shared_c() __attribute__((error("MPI_File_read_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_read_shared_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_read_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_read_shared_c TMPI_unsupported_MPI_File_read_shared_c
 #endif
 #ifndef MPI_File_seek
-int TMPI_unsupported_MPI_File_seek() __attribute__((error("MPI_File_seek is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_seek(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_seek is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_seek TMPI_unsupported_MPI_File_seek
 #endif
 #ifndef MPI_File_seek_shared
-int TMPI_unsupported_MPI_File_seek_shared() __attribute__((error("MPI_File_seek_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_seek_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_seek_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_seek_shared TMPI_unsupported_MPI_File_seek_shared
 #endif
 #ifndef MPI_File_set_atomicity
-int TMPI_unsupported_MPI_File_set_atomicity() __attribute__((error("MPI_File_set_atomicity is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_set_atomicity(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_set_atomicity is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_set_atomicity TMPI_unsupported_MPI_File_set_atomicity
 #endif
 #ifndef MPI_File_set_errhandler
-int TMPI_unsupported_MPI_File_set_errhandler() __attribute__((error("MPI_File_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_set_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_set_errhandler TMPI_unsupported_MPI_File_set_errhandler
 #endif
 #ifndef MPI_File_set_info
-int TMPI_unsupported_MPI_File_set_info() __attribute__((error("MPI_File_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_set_info TMPI_unsupported_MPI_File_set_info
 #endif
 #ifndef MPI_File_set_size
-int TMPI_unsupported_MPI_File_set_size() __attribute__((error("MPI_File_set_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_set_size(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_set_size is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_set_size TMPI_unsupported_MPI_File_set_size
 #endif
 #ifndef MPI_File_set_view
-int TMPI_unsupported_MPI_File_set_view() __attribute__((error("MPI_File_set_view is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_set_view(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_set_view is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_set_view TMPI_unsupported_MPI_File_set_view
 #endif
 #ifndef MPI_File_sync
-int TMPI_unsupported_MPI_File_sync() __attribute__((error("MPI_File_sync is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_sync(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_sync is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_sync TMPI_unsupported_MPI_File_sync
 #endif
 #ifndef MPI_File_write
-int TMPI_unsupported_MPI_File_write() __attribute__((error("MPI_File_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write TMPI_unsupported_MPI_File_write
 #endif
 #ifndef MPI_File_write_all
-int TMPI_unsupported_MPI_File_write_all() __attribute__((error("MPI_File_write_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_all TMPI_unsupported_MPI_File_write_all
 #endif
 #ifndef MPI_File_write_all_begin
-int TMPI_unsupported_MPI_File_write_all_begin() __attribute__((error("MPI_File_write_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_all_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_all_begin TMPI_unsupported_MPI_File_write_all_begin
 #endif
 #ifndef MPI_File_write_all_begin_c
-int TMPI_unsupported_MPI_File_write_all_begin_c() __attribute__((error("MPI_File_write_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_all_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_all_begin_c TMPI_unsupported_MPI_File_write_all_begin_c
 #endif
 #ifndef MPI_File_write_all_c
-int TMPI_unsupported_MPI_File_write_all_c() __attribute__((error("MPI_File_write_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_all_c TMPI_unsupported_MPI_File_write_all_c
 #endif
 #ifndef MPI_File_write_all_end
-int TMPI_unsupported_MPI_File_write_all_end() __attribute__((error("MPI_File_write_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_all_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_all_end TMPI_unsupported_MPI_File_write_all_end
 #endif
 #ifndef MPI_File_write_at
-int TMPI_unsupported_MPI_File_write_at() __attribute__((error("MPI_File_write_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at TMPI_unsupported_MPI_File_write_at
 #endif
 #ifndef MPI_File_write_at_all
-int TMPI_unsupported_MPI_File_write_at_all() __attribute__((error("MPI_File_write_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_all TMPI_unsupported_MPI_File_write_at_all
 #endif
 #ifndef MPI_File_write_at_all_begin
-int TMPI_unsupported_MPI_File_write_at_all_begin() __attribute__((error("MPI_File_write_at_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_all_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_all_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_all_begin TMPI_unsupported_MPI_File_write_at_all_begin
 #endif
 #ifndef MPI_File_write_at_all_begin_c
-int TMPI_unsupported_MPI_File_write_at_all_begin_c() __attribute__((error("MPI_File_write_at_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_all_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_all_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_all_begin_c TMPI_unsupported_MPI_File_write_at_all_begin_c
 #endif
 #ifndef MPI_File_write_at_all_c
-int TMPI_unsupported_MPI_File_write_at_all_c() __attribute__((error("MPI_File_write_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_all_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_all_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_all_c TMPI_unsupported_MPI_File_write_at_all_c
 #endif
 #ifndef MPI_File_write_at_all_end
-int TMPI_unsupported_MPI_File_write_at_all_end() __attribute__((error("MPI_File_write_at_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_all_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_all_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_all_end TMPI_unsupported_MPI_File_write_at_all_end
 #endif
 #ifndef MPI_File_write_at_c
-int TMPI_unsupported_MPI_File_write_at_c() __attribute__((error("MPI_File_write_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_at_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_at_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_at_c TMPI_unsupported_MPI_File_write_at_c
 #endif
 #ifndef MPI_File_write_c
-int TMPI_unsupported_MPI_File_write_c() __attribute__((error("MPI_File_write_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_c TMPI_unsupported_MPI_File_write_c
 #endif
 #ifndef MPI_File_write_ordered
-int TMPI_unsupported_MPI_File_write_ordered() __attribute__((error("MPI_File_write_ordered is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_ordered(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_ordered is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_ordered TMPI_unsupported_MPI_File_write_ordered
 #endif
 #ifndef MPI_File_write_ordered_begin
-int TMPI_unsupported_MPI_File_write_ordered_begin() __attribute__((error("MPI_File_write_ordered_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_ordered_begin(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_ordered_begin is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_ordered_begin TMPI_unsupported_MPI_File_write_ordered_begin
 #endif
 #ifndef MPI_File_write_ordered_begin_c
-int TMPI_unsupported_MPI_File_write_ordered_begin_c() __attribute__((error("MPI_File_write_ordered_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_ordered_begin_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_ordered_begin_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_ordered_begin_c TMPI_unsupported_MPI_File_write_ordered_begin_c
 #endif
 #ifndef MPI_File_write_ordered_c
-int TMPI_unsupported_MPI_File_write_ordered_c() __attribute__((error("MPI_File_write_ordered_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_ordered_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_ordered_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_ordered_c TMPI_unsupported_MPI_File_write_ordered_c
 #endif
 #ifndef MPI_File_write_ordered_end
-int TMPI_unsupported_MPI_File_write_ordered_end() __attribute__((error("MPI_File_write_ordered_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_ordered_end(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_ordered_end is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_ordered_end TMPI_unsupported_MPI_File_write_ordered_end
 #endif
 #ifndef MPI_File_write_shared
-int TMPI_unsupported_MPI_File_write_shared() __attribute__((error("MPI_File_write_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_shared TMPI_unsupported_MPI_File_write_shared
 #endif
 #ifndef MPI_File_write_shared_c
-int TMPI_unsupported_MPI_File_write_shared_c() __attribute__((error("MPI_File_write_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_File_write_shared_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_File_write_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_File_write_shared_c TMPI_unsupported_MPI_File_write_shared_c
 #endif
 #ifndef MPI_Finalize
@@ -786,94 +795,94 @@ int TMPI_unsupported_MPI_File_write_shared_c() __attribute__((error("MPI_File_wr
 #define MPI_Gather TMPI_Gather
 #endif
 #ifndef MPI_Gather_c
-int TMPI_unsupported_MPI_Gather_c() __attribute__((error("MPI_Gather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gather_c TMPI_unsupported_MPI_Gather_c
 #endif
 #ifndef MPI_Gather_init
-int TMPI_unsupported_MPI_Gather_init() __attribute__((error("MPI_Gather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gather_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gather_init TMPI_unsupported_MPI_Gather_init
 #endif
 #ifndef MPI_Gather_init_c
-int TMPI_unsupported_MPI_Gather_init_c() __attribute__((error("MPI_Gather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gather_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gather_init_c TMPI_unsupported_MPI_Gather_init_c
 #endif
 #ifndef MPI_Gatherv
 #define MPI_Gatherv TMPI_Gatherv
 #endif
 #ifndef MPI_Gatherv_c
-int TMPI_unsupported_MPI_Gatherv_c() __attribute__((error("MPI_Gatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gatherv_c TMPI_unsupported_MPI_Gatherv_c
 #endif
 #ifndef MPI_Gatherv_init
-int TMPI_unsupported_MPI_Gatherv_init() __attribute__((error("MPI_Gatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gatherv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gatherv_init TMPI_unsupported_MPI_Gatherv_init
 #endif
 #ifndef MPI_Gatherv_init_c
-int TMPI_unsupported_MPI_Gatherv_init_c() __attribute__((error("MPI_Gatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Gatherv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Gatherv_init_c TMPI_unsupported_MPI_Gatherv_init_c
 #endif
 #ifndef MPI_Get
-int TMPI_unsupported_MPI_Get() __attribute__((error("MPI_Get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get TMPI_unsupported_MPI_Get
 #endif
 #ifndef MPI_Get_accumulate
-int TMPI_unsupported_MPI_Get_accumulate() __attribute__((error("MPI_Get_accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get_accumulate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get_accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get_accumulate TMPI_unsupported_MPI_Get_accumulate
 #endif
 #ifndef MPI_Get_accumulate_c
-int TMPI_unsupported_MPI_Get_accumulate_c() __attribute__((error("MPI_Get_accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get_accumulate_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get_accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get_accumulate_c TMPI_unsupported_MPI_Get_accumulate_c
 #endif
 #ifndef MPI_Get_c
-int TMPI_unsupported_MPI_Get_c() __attribute__((error("MPI_Get_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get_c TMPI_unsupported_MPI_Get_c
 #endif
 #ifndef MPI_Get_count_c
-int TMPI_unsupported_MPI_Get_count_c() __attribute__((error("MPI_Get_count_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get_count_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get_count_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get_count_c TMPI_unsupported_MPI_Get_count_c
 #endif
 #ifndef MPI_Get_elements_c
-int TMPI_unsupported_MPI_Get_elements_c() __attribute__((error("MPI_Get_elements_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Get_elements_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Get_elements_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Get_elements_c TMPI_unsupported_MPI_Get_elements_c
 #endif
 #ifndef MPI_Graph_create
-int TMPI_unsupported_MPI_Graph_create() __attribute__((error("MPI_Graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graph_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graph_create TMPI_unsupported_MPI_Graph_create
 #endif
 #ifndef MPI_Graph_get
-int TMPI_unsupported_MPI_Graph_get() __attribute__((error("MPI_Graph_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graph_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graph_get TMPI_unsupported_MPI_Graph_get
 #endif
 #ifndef MPI_Graph_map
-int TMPI_unsupported_MPI_Graph_map() __attribute__((error("MPI_Graph_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graph_map(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graph_map TMPI_unsupported_MPI_Graph_map
 #endif
 #ifndef MPI_Graph_neighbors
-int TMPI_unsupported_MPI_Graph_neighbors() __attribute__((error("MPI_Graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graph_neighbors(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graph_neighbors TMPI_unsupported_MPI_Graph_neighbors
 #endif
 #ifndef MPI_Graph_neighbors_count
-int TMPI_unsupported_MPI_Graph_neighbors_count() __attribute__((error("MPI_Graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graph_neighbors_count(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graph_neighbors_count TMPI_unsupported_MPI_Graph_neighbors_count
 #endif
 #ifndef MPI_Graphdims_get
-int TMPI_unsupported_MPI_Graphdims_get() __attribute__((error("MPI_Graphdims_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Graphdims_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graphdims_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Graphdims_get TMPI_unsupported_MPI_Graphdims_get
 #endif
 #ifndef MPI_Grequest_complete
-int TMPI_unsupported_MPI_Grequest_complete() __attribute__((error("MPI_Grequest_complete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Grequest_complete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Grequest_complete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Grequest_complete TMPI_unsupported_MPI_Grequest_complete
 #endif
 #ifndef MPI_Grequest_start
-int TMPI_unsupported_MPI_Grequest_start() __attribute__((error("MPI_Grequest_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Grequest_start(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Grequest_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Grequest_start TMPI_unsupported_MPI_Grequest_start
 #endif
 #ifndef MPI_Group_compare
-int TMPI_unsupported_MPI_Group_compare() __attribute__((error("MPI_Group_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_compare(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_compare TMPI_unsupported_MPI_Group_compare
 #endif
 #ifndef MPI_Group_difference
-int TMPI_unsupported_MPI_Group_difference() __attribute__((error("MPI_Group_difference is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_difference(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_difference is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_difference TMPI_unsupported_MPI_Group_difference
 #endif
 #ifndef MPI_Group_excl
@@ -883,22 +892,22 @@ int TMPI_unsupported_MPI_Group_difference() __attribute__((error("MPI_Group_diff
 #define MPI_Group_free TMPI_Group_free
 #endif
 #ifndef MPI_Group_from_session_pset
-int TMPI_unsupported_MPI_Group_from_session_pset() __attribute__((error("MPI_Group_from_session_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_from_session_pset(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_from_session_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_from_session_pset TMPI_unsupported_MPI_Group_from_session_pset
 #endif
 #ifndef MPI_Group_incl
 #define MPI_Group_incl TMPI_Group_incl
 #endif
 #ifndef MPI_Group_intersection
-int TMPI_unsupported_MPI_Group_intersection() __attribute__((error("MPI_Group_intersection is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_intersection(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_intersection is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_intersection TMPI_unsupported_MPI_Group_intersection
 #endif
 #ifndef MPI_Group_range_excl
-int TMPI_unsupported_MPI_Group_range_excl() __attribute__((error("MPI_Group_range_excl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_range_excl(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_range_excl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_range_excl TMPI_unsupported_MPI_Group_range_excl
 #endif
 #ifndef MPI_Group_range_incl
-int TMPI_unsupported_MPI_Group_range_incl() __attribute__((error("MPI_Group_range_incl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_range_incl(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_range_incl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_range_incl TMPI_unsupported_MPI_Group_range_incl
 #endif
 #ifndef MPI_Group_rank
@@ -911,50 +920,50 @@ int TMPI_unsupported_MPI_Group_range_incl() __attribute__((error("MPI_Group_rang
 #define MPI_Group_translate_ranks TMPI_Group_translate_ranks
 #endif
 #ifndef MPI_Group_union
-int TMPI_unsupported_MPI_Group_union() __attribute__((error("MPI_Group_union is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Group_union(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_union is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Group_union TMPI_unsupported_MPI_Group_union
 #endif
 #ifndef MPI_Iallgather
 #define MPI_Iallgather TMPI_Iallgather
 #endif
 #ifndef MPI_Iallgather_c
-int TMPI_unsupported_MPI_Iallgather_c() __attribute__((error("MPI_Iallgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iallgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iallgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallgather_c TMPI_unsupported_MPI_Iallgather_c
 #endif
 #ifndef MPI_Iallgatherv
 #define MPI_Iallgatherv TMPI_Iallgatherv
 #endif
 #ifndef MPI_Iallgatherv_c
-int TMPI_unsupported_MPI_Iallgatherv_c() __attribute__((error("MPI_Iallgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iallgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iallgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallgatherv_c TMPI_unsupported_MPI_Iallgatherv_c
 #endif
 #ifndef MPI_Iallreduce
 #define MPI_Iallreduce TMPI_Iallreduce
 #endif
 #ifndef MPI_Iallreduce_c
-int TMPI_unsupported_MPI_Iallreduce_c() __attribute__((error("MPI_Iallreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iallreduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iallreduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iallreduce_c TMPI_unsupported_MPI_Iallreduce_c
 #endif
 #ifndef MPI_Ialltoall
 #define MPI_Ialltoall TMPI_Ialltoall
 #endif
 #ifndef MPI_Ialltoall_c
-int TMPI_unsupported_MPI_Ialltoall_c() __attribute__((error("MPI_Ialltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ialltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ialltoall_c TMPI_unsupported_MPI_Ialltoall_c
 #endif
 #ifndef MPI_Ialltoallv
 #define MPI_Ialltoallv TMPI_Ialltoallv
 #endif
 #ifndef MPI_Ialltoallv_c
-int TMPI_unsupported_MPI_Ialltoallv_c() __attribute__((error("MPI_Ialltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ialltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ialltoallv_c TMPI_unsupported_MPI_Ialltoallv_c
 #endif
 #ifndef MPI_Ialltoallw
-int TMPI_unsupported_MPI_Ialltoallw() __attribute__((error("MPI_Ialltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ialltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ialltoallw TMPI_unsupported_MPI_Ialltoallw
 #endif
 #ifndef MPI_Ialltoallw_c
-int TMPI_unsupported_MPI_Ialltoallw_c() __attribute__((error("MPI_Ialltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ialltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ialltoallw_c TMPI_unsupported_MPI_Ialltoallw_c
 #endif
 #ifndef MPI_Ibarrier
@@ -964,132 +973,132 @@ int TMPI_unsupported_MPI_Ialltoallw_c() __attribute__((error("MPI_Ialltoallw_c i
 #define MPI_Ibcast TMPI_Ibcast
 #endif
 #ifndef MPI_Ibcast_c
-int TMPI_unsupported_MPI_Ibcast_c() __attribute__((error("MPI_Ibcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ibcast_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ibcast_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ibcast_c TMPI_unsupported_MPI_Ibcast_c
 #endif
 #ifndef MPI_Ibsend
-int TMPI_unsupported_MPI_Ibsend() __attribute__((error("MPI_Ibsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ibsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ibsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ibsend TMPI_unsupported_MPI_Ibsend
 #endif
 #ifndef MPI_Ibsend_c
-int TMPI_unsupported_MPI_Ibsend_c() __attribute__((error("MPI_Ibsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ibsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ibsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ibsend_c TMPI_unsupported_MPI_Ibsend_c
 #endif
 #ifndef MPI_Iexscan
 #define MPI_Iexscan TMPI_Iexscan
 #endif
 #ifndef MPI_Iexscan_c
-int TMPI_unsupported_MPI_Iexscan_c() __attribute__((error("MPI_Iexscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iexscan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iexscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iexscan_c TMPI_unsupported_MPI_Iexscan_c
 #endif
 #ifndef MPI_Igather
 #define MPI_Igather TMPI_Igather
 #endif
 #ifndef MPI_Igather_c
-int TMPI_unsupported_MPI_Igather_c() __attribute__((error("MPI_Igather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Igather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Igather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Igather_c TMPI_unsupported_MPI_Igather_c
 #endif
 #ifndef MPI_Igatherv
 #define MPI_Igatherv TMPI_Igatherv
 #endif
 #ifndef MPI_Igatherv_c
-int TMPI_unsupported_MPI_Igatherv_c() __attribute__((error("MPI_Igatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Igatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Igatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Igatherv_c TMPI_unsupported_MPI_Igatherv_c
 #endif
 #ifndef MPI_Improbe
-int TMPI_unsupported_MPI_Improbe() __attribute__((error("MPI_Improbe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Improbe(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Improbe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Improbe TMPI_unsupported_MPI_Improbe
 #endif
 #ifndef MPI_Imrecv
-int TMPI_unsupported_MPI_Imrecv() __attribute__((error("MPI_Imrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Imrecv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Imrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Imrecv TMPI_unsupported_MPI_Imrecv
 #endif
 #ifndef MPI_Imrecv_c
-int TMPI_unsupported_MPI_Imrecv_c() __attribute__((error("MPI_Imrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Imrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Imrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Imrecv_c TMPI_unsupported_MPI_Imrecv_c
 #endif
 #ifndef MPI_Ineighbor_allgather
-int TMPI_unsupported_MPI_Ineighbor_allgather() __attribute__((error("MPI_Ineighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_allgather(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgather TMPI_unsupported_MPI_Ineighbor_allgather
 #endif
 #ifndef MPI_Ineighbor_allgather_c
-int TMPI_unsupported_MPI_Ineighbor_allgather_c() __attribute__((error("MPI_Ineighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgather_c TMPI_unsupported_MPI_Ineighbor_allgather_c
 #endif
 #ifndef MPI_Ineighbor_allgatherv
-int TMPI_unsupported_MPI_Ineighbor_allgatherv() __attribute__((error("MPI_Ineighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_allgatherv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgatherv TMPI_unsupported_MPI_Ineighbor_allgatherv
 #endif
 #ifndef MPI_Ineighbor_allgatherv_c
-int TMPI_unsupported_MPI_Ineighbor_allgatherv_c() __attribute__((error("MPI_Ineighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgatherv_c TMPI_unsupported_MPI_Ineighbor_allgatherv_c
 #endif
 #ifndef MPI_Ineighbor_alltoall
-int TMPI_unsupported_MPI_Ineighbor_alltoall() __attribute__((error("MPI_Ineighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoall(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoall TMPI_unsupported_MPI_Ineighbor_alltoall
 #endif
 #ifndef MPI_Ineighbor_alltoall_c
-int TMPI_unsupported_MPI_Ineighbor_alltoall_c() __attribute__((error("MPI_Ineighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoall_c TMPI_unsupported_MPI_Ineighbor_alltoall_c
 #endif
 #ifndef MPI_Ineighbor_alltoallv
-int TMPI_unsupported_MPI_Ineighbor_alltoallv() __attribute__((error("MPI_Ineighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoallv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallv TMPI_unsupported_MPI_Ineighbor_alltoallv
 #endif
 #ifndef MPI_Ineighbor_alltoallv_c
-int TMPI_unsupported_MPI_Ineighbor_alltoallv_c() __attribute__((error("MPI_Ineighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallv_c TMPI_unsupported_MPI_Ineighbor_alltoallv_c
 #endif
 #ifndef MPI_Ineighbor_alltoallw
-int TMPI_unsupported_MPI_Ineighbor_alltoallw() __attribute__((error("MPI_Ineighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallw TMPI_unsupported_MPI_Ineighbor_alltoallw
 #endif
 #ifndef MPI_Ineighbor_alltoallw_c
-int TMPI_unsupported_MPI_Ineighbor_alltoallw_c() __attribute__((error("MPI_Ineighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ineighbor_alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallw_c TMPI_unsupported_MPI_Ineighbor_alltoallw_c
 #endif
 #ifndef MPI_Info_create
-int TMPI_unsupported_MPI_Info_create() __attribute__((error("MPI_Info_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_create TMPI_unsupported_MPI_Info_create
 #endif
 #ifndef MPI_Info_create_env
-int TMPI_unsupported_MPI_Info_create_env() __attribute__((error("MPI_Info_create_env is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_create_env(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_create_env is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_create_env TMPI_unsupported_MPI_Info_create_env
 #endif
 #ifndef MPI_Info_delete
-int TMPI_unsupported_MPI_Info_delete() __attribute__((error("MPI_Info_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_delete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_delete TMPI_unsupported_MPI_Info_delete
 #endif
 #ifndef MPI_Info_dup
-int TMPI_unsupported_MPI_Info_dup() __attribute__((error("MPI_Info_dup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_dup(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_dup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_dup TMPI_unsupported_MPI_Info_dup
 #endif
 #ifndef MPI_Info_free
-int TMPI_unsupported_MPI_Info_free() __attribute__((error("MPI_Info_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_free TMPI_unsupported_MPI_Info_free
 #endif
 #ifndef MPI_Info_get
-int TMPI_unsupported_MPI_Info_get() __attribute__((error("MPI_Info_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_get TMPI_unsupported_MPI_Info_get
 #endif
 #ifndef MPI_Info_get_nkeys
-int TMPI_unsupported_MPI_Info_get_nkeys() __attribute__((error("MPI_Info_get_nkeys is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_get_nkeys(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_nkeys is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_get_nkeys TMPI_unsupported_MPI_Info_get_nkeys
 #endif
 #ifndef MPI_Info_get_nthkey
-int TMPI_unsupported_MPI_Info_get_nthkey() __attribute__((error("MPI_Info_get_nthkey is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_get_nthkey(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_nthkey is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_get_nthkey TMPI_unsupported_MPI_Info_get_nthkey
 #endif
 #ifndef MPI_Info_get_string
-int TMPI_unsupported_MPI_Info_get_string() __attribute__((error("MPI_Info_get_string is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_get_string(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_string is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_get_string TMPI_unsupported_MPI_Info_get_string
 #endif
 #ifndef MPI_Info_get_valuelen
-int TMPI_unsupported_MPI_Info_get_valuelen() __attribute__((error("MPI_Info_get_valuelen is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_get_valuelen(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_valuelen is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_get_valuelen TMPI_unsupported_MPI_Info_get_valuelen
 #endif
 #ifndef MPI_Info_set
-int TMPI_unsupported_MPI_Info_set() __attribute__((error("MPI_Info_set is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Info_set(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_set is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Info_set TMPI_unsupported_MPI_Info_set
 #endif
 #ifndef MPI_Init
@@ -1102,15 +1111,15 @@ int TMPI_unsupported_MPI_Info_set() __attribute__((error("MPI_Info_set is not su
 #define MPI_Initialized TMPI_Initialized
 #endif
 #ifndef MPI_Intercomm_create
-int TMPI_unsupported_MPI_Intercomm_create() __attribute__((error("MPI_Intercomm_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Intercomm_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Intercomm_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Intercomm_create TMPI_unsupported_MPI_Intercomm_create
 #endif
 #ifndef MPI_Intercomm_create_from_groups
-int TMPI_unsupported_MPI_Intercomm_create_from_groups() __attribute__((error("MPI_Intercomm_create_from_groups is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Intercomm_create_from_groups(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Intercomm_create_from_groups is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Intercomm_create_from_groups TMPI_unsupported_MPI_Intercomm_create_from_groups
 #endif
 #ifndef MPI_Intercomm_merge
-int TMPI_unsupported_MPI_Intercomm_merge() __attribute__((error("MPI_Intercomm_merge is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Intercomm_merge(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Intercomm_merge is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Intercomm_merge TMPI_unsupported_MPI_Intercomm_merge
 #endif
 #ifndef MPI_Iprobe
@@ -1120,14 +1129,14 @@ int TMPI_unsupported_MPI_Intercomm_merge() __attribute__((error("MPI_Intercomm_m
 #define MPI_Irecv TMPI_Irecv
 #endif
 #ifndef MPI_Irecv_c
-int TMPI_unsupported_MPI_Irecv_c() __attribute__((error("MPI_Irecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Irecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Irecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Irecv_c TMPI_unsupported_MPI_Irecv_c
 #endif
 #ifndef MPI_Ireduce
 #define MPI_Ireduce TMPI_Ireduce
 #endif
 #ifndef MPI_Ireduce_c
-int TMPI_unsupported_MPI_Ireduce_c() __attribute__((error("MPI_Ireduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ireduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ireduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ireduce_c TMPI_unsupported_MPI_Ireduce_c
 #endif
 #ifndef MPI_Ireduce_scatter
@@ -1137,19 +1146,19 @@ int TMPI_unsupported_MPI_Ireduce_c() __attribute__((error("MPI_Ireduce_c is not 
 #define MPI_Ireduce_scatter_block TMPI_Ireduce_scatter_block
 #endif
 #ifndef MPI_Ireduce_scatter_block_c
-int TMPI_unsupported_MPI_Ireduce_scatter_block_c() __attribute__((error("MPI_Ireduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ireduce_scatter_block_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ireduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ireduce_scatter_block_c TMPI_unsupported_MPI_Ireduce_scatter_block_c
 #endif
 #ifndef MPI_Ireduce_scatter_c
-int TMPI_unsupported_MPI_Ireduce_scatter_c() __attribute__((error("MPI_Ireduce_scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ireduce_scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ireduce_scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ireduce_scatter_c TMPI_unsupported_MPI_Ireduce_scatter_c
 #endif
 #ifndef MPI_Irsend
-int TMPI_unsupported_MPI_Irsend() __attribute__((error("MPI_Irsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Irsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Irsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Irsend TMPI_unsupported_MPI_Irsend
 #endif
 #ifndef MPI_Irsend_c
-int TMPI_unsupported_MPI_Irsend_c() __attribute__((error("MPI_Irsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Irsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Irsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Irsend_c TMPI_unsupported_MPI_Irsend_c
 #endif
 #ifndef MPI_Is_thread_main
@@ -1159,266 +1168,266 @@ int TMPI_unsupported_MPI_Irsend_c() __attribute__((error("MPI_Irsend_c is not su
 #define MPI_Iscan TMPI_Iscan
 #endif
 #ifndef MPI_Iscan_c
-int TMPI_unsupported_MPI_Iscan_c() __attribute__((error("MPI_Iscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iscan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iscan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iscan_c TMPI_unsupported_MPI_Iscan_c
 #endif
 #ifndef MPI_Iscatter
 #define MPI_Iscatter TMPI_Iscatter
 #endif
 #ifndef MPI_Iscatter_c
-int TMPI_unsupported_MPI_Iscatter_c() __attribute__((error("MPI_Iscatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iscatter_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iscatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iscatter_c TMPI_unsupported_MPI_Iscatter_c
 #endif
 #ifndef MPI_Iscatterv
 #define MPI_Iscatterv TMPI_Iscatterv
 #endif
 #ifndef MPI_Iscatterv_c
-int TMPI_unsupported_MPI_Iscatterv_c() __attribute__((error("MPI_Iscatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Iscatterv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Iscatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Iscatterv_c TMPI_unsupported_MPI_Iscatterv_c
 #endif
 #ifndef MPI_Isend
 #define MPI_Isend TMPI_Isend
 #endif
 #ifndef MPI_Isend_c
-int TMPI_unsupported_MPI_Isend_c() __attribute__((error("MPI_Isend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Isend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Isend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Isend_c TMPI_unsupported_MPI_Isend_c
 #endif
 #ifndef MPI_Isendrecv
-int TMPI_unsupported_MPI_Isendrecv() __attribute__((error("MPI_Isendrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Isendrecv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Isendrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Isendrecv TMPI_unsupported_MPI_Isendrecv
 #endif
 #ifndef MPI_Isendrecv_c
-int TMPI_unsupported_MPI_Isendrecv_c() __attribute__((error("MPI_Isendrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Isendrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Isendrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Isendrecv_c TMPI_unsupported_MPI_Isendrecv_c
 #endif
 #ifndef MPI_Isendrecv_replace
-int TMPI_unsupported_MPI_Isendrecv_replace() __attribute__((error("MPI_Isendrecv_replace is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Isendrecv_replace(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Isendrecv_replace is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Isendrecv_replace TMPI_unsupported_MPI_Isendrecv_replace
 #endif
 #ifndef MPI_Isendrecv_replace_c
-int TMPI_unsupported_MPI_Isendrecv_replace_c() __attribute__((error("MPI_Isendrecv_replace_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Isendrecv_replace_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Isendrecv_replace_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Isendrecv_replace_c TMPI_unsupported_MPI_Isendrecv_replace_c
 #endif
 #ifndef MPI_Issend
 #define MPI_Issend TMPI_Issend
 #endif
 #ifndef MPI_Issend_c
-int TMPI_unsupported_MPI_Issend_c() __attribute__((error("MPI_Issend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Issend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Issend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Issend_c TMPI_unsupported_MPI_Issend_c
 #endif
 #ifndef MPI_Keyval_create
-int TMPI_unsupported_MPI_Keyval_create() __attribute__((error("MPI_Keyval_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Keyval_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Keyval_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Keyval_create TMPI_unsupported_MPI_Keyval_create
 #endif
 #ifndef MPI_Keyval_free
-int TMPI_unsupported_MPI_Keyval_free() __attribute__((error("MPI_Keyval_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Keyval_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Keyval_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Keyval_free TMPI_unsupported_MPI_Keyval_free
 #endif
 #ifndef MPI_Lookup_name
-int TMPI_unsupported_MPI_Lookup_name() __attribute__((error("MPI_Lookup_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Lookup_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Lookup_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Lookup_name TMPI_unsupported_MPI_Lookup_name
 #endif
 #ifndef MPI_Mprobe
-int TMPI_unsupported_MPI_Mprobe() __attribute__((error("MPI_Mprobe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Mprobe(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mprobe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Mprobe TMPI_unsupported_MPI_Mprobe
 #endif
 #ifndef MPI_Mrecv
-int TMPI_unsupported_MPI_Mrecv() __attribute__((error("MPI_Mrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Mrecv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Mrecv TMPI_unsupported_MPI_Mrecv
 #endif
 #ifndef MPI_Mrecv_c
-int TMPI_unsupported_MPI_Mrecv_c() __attribute__((error("MPI_Mrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Mrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Mrecv_c TMPI_unsupported_MPI_Mrecv_c
 #endif
 #ifndef MPI_Neighbor_allgather
-int TMPI_unsupported_MPI_Neighbor_allgather() __attribute__((error("MPI_Neighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgather(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgather TMPI_unsupported_MPI_Neighbor_allgather
 #endif
 #ifndef MPI_Neighbor_allgather_c
-int TMPI_unsupported_MPI_Neighbor_allgather_c() __attribute__((error("MPI_Neighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgather_c TMPI_unsupported_MPI_Neighbor_allgather_c
 #endif
 #ifndef MPI_Neighbor_allgather_init
-int TMPI_unsupported_MPI_Neighbor_allgather_init() __attribute__((error("MPI_Neighbor_allgather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgather_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgather_init TMPI_unsupported_MPI_Neighbor_allgather_init
 #endif
 #ifndef MPI_Neighbor_allgather_init_c
-int TMPI_unsupported_MPI_Neighbor_allgather_init_c() __attribute__((error("MPI_Neighbor_allgather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgather_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgather_init_c TMPI_unsupported_MPI_Neighbor_allgather_init_c
 #endif
 #ifndef MPI_Neighbor_allgatherv
-int TMPI_unsupported_MPI_Neighbor_allgatherv() __attribute__((error("MPI_Neighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgatherv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgatherv TMPI_unsupported_MPI_Neighbor_allgatherv
 #endif
 #ifndef MPI_Neighbor_allgatherv_c
-int TMPI_unsupported_MPI_Neighbor_allgatherv_c() __attribute__((error("MPI_Neighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgatherv_c TMPI_unsupported_MPI_Neighbor_allgatherv_c
 #endif
 #ifndef MPI_Neighbor_allgatherv_init
-int TMPI_unsupported_MPI_Neighbor_allgatherv_init() __attribute__((error("MPI_Neighbor_allgatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgatherv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgatherv_init TMPI_unsupported_MPI_Neighbor_allgatherv_init
 #endif
 #ifndef MPI_Neighbor_allgatherv_init_c
-int TMPI_unsupported_MPI_Neighbor_allgatherv_init_c() __attribute__((error("MPI_Neighbor_allgatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_allgatherv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_allgatherv_init_c TMPI_unsupported_MPI_Neighbor_allgatherv_init_c
 #endif
 #ifndef MPI_Neighbor_alltoall
-int TMPI_unsupported_MPI_Neighbor_alltoall() __attribute__((error("MPI_Neighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoall(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoall TMPI_unsupported_MPI_Neighbor_alltoall
 #endif
 #ifndef MPI_Neighbor_alltoall_c
-int TMPI_unsupported_MPI_Neighbor_alltoall_c() __attribute__((error("MPI_Neighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoall_c TMPI_unsupported_MPI_Neighbor_alltoall_c
 #endif
 #ifndef MPI_Neighbor_alltoall_init
-int TMPI_unsupported_MPI_Neighbor_alltoall_init() __attribute__((error("MPI_Neighbor_alltoall_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoall_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoall_init TMPI_unsupported_MPI_Neighbor_alltoall_init
 #endif
 #ifndef MPI_Neighbor_alltoall_init_c
-int TMPI_unsupported_MPI_Neighbor_alltoall_init_c() __attribute__((error("MPI_Neighbor_alltoall_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoall_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoall_init_c TMPI_unsupported_MPI_Neighbor_alltoall_init_c
 #endif
 #ifndef MPI_Neighbor_alltoallv
-int TMPI_unsupported_MPI_Neighbor_alltoallv() __attribute__((error("MPI_Neighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallv TMPI_unsupported_MPI_Neighbor_alltoallv
 #endif
 #ifndef MPI_Neighbor_alltoallv_c
-int TMPI_unsupported_MPI_Neighbor_alltoallv_c() __attribute__((error("MPI_Neighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallv_c TMPI_unsupported_MPI_Neighbor_alltoallv_c
 #endif
 #ifndef MPI_Neighbor_alltoallv_init
-int TMPI_unsupported_MPI_Neighbor_alltoallv_init() __attribute__((error("MPI_Neighbor_alltoallv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallv_init TMPI_unsupported_MPI_Neighbor_alltoallv_init
 #endif
 #ifndef MPI_Neighbor_alltoallv_init_c
-int TMPI_unsupported_MPI_Neighbor_alltoallv_init_c() __attribute__((error("MPI_Neighbor_alltoallv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallv_init_c TMPI_unsupported_MPI_Neighbor_alltoallv_init_c
 #endif
 #ifndef MPI_Neighbor_alltoallw
-int TMPI_unsupported_MPI_Neighbor_alltoallw() __attribute__((error("MPI_Neighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallw TMPI_unsupported_MPI_Neighbor_alltoallw
 #endif
 #ifndef MPI_Neighbor_alltoallw_c
-int TMPI_unsupported_MPI_Neighbor_alltoallw_c() __attribute__((error("MPI_Neighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallw_c TMPI_unsupported_MPI_Neighbor_alltoallw_c
 #endif
 #ifndef MPI_Neighbor_alltoallw_init
-int TMPI_unsupported_MPI_Neighbor_alltoallw_init() __attribute__((error("MPI_Neighbor_alltoallw_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallw_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallw_init TMPI_unsupported_MPI_Neighbor_alltoallw_init
 #endif
 #ifndef MPI_Neighbor_alltoallw_init_c
-int TMPI_unsupported_MPI_Neighbor_alltoallw_init_c() __attribute__((error("MPI_Neighbor_alltoallw_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Neighbor_alltoallw_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Neighbor_alltoallw_init_c TMPI_unsupported_MPI_Neighbor_alltoallw_init_c
 #endif
 #ifndef MPI_Op_create_c
-int TMPI_unsupported_MPI_Op_create_c() __attribute__((error("MPI_Op_create_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Op_create_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Op_create_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Op_create_c TMPI_unsupported_MPI_Op_create_c
 #endif
 #ifndef MPI_Open_port
-int TMPI_unsupported_MPI_Open_port() __attribute__((error("MPI_Open_port is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Open_port(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Open_port is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Open_port TMPI_unsupported_MPI_Open_port
 #endif
 #ifndef MPI_Pack_c
-int TMPI_unsupported_MPI_Pack_c() __attribute__((error("MPI_Pack_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pack_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pack_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pack_c TMPI_unsupported_MPI_Pack_c
 #endif
 #ifndef MPI_Pack_external_c
-int TMPI_unsupported_MPI_Pack_external_c() __attribute__((error("MPI_Pack_external_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pack_external_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pack_external_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pack_external_c TMPI_unsupported_MPI_Pack_external_c
 #endif
 #ifndef MPI_Pack_external_size_c
-int TMPI_unsupported_MPI_Pack_external_size_c() __attribute__((error("MPI_Pack_external_size_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pack_external_size_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pack_external_size_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pack_external_size_c TMPI_unsupported_MPI_Pack_external_size_c
 #endif
 #ifndef MPI_Pack_size_c
-int TMPI_unsupported_MPI_Pack_size_c() __attribute__((error("MPI_Pack_size_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pack_size_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pack_size_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pack_size_c TMPI_unsupported_MPI_Pack_size_c
 #endif
 #ifndef MPI_Parrived
-int TMPI_unsupported_MPI_Parrived() __attribute__((error("MPI_Parrived is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Parrived(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Parrived is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Parrived TMPI_unsupported_MPI_Parrived
 #endif
 #ifndef MPI_Pcontrol
-int TMPI_unsupported_MPI_Pcontrol() __attribute__((error("MPI_Pcontrol is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pcontrol(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pcontrol is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pcontrol TMPI_unsupported_MPI_Pcontrol
 #endif
 #ifndef MPI_Pready
-int TMPI_unsupported_MPI_Pready() __attribute__((error("MPI_Pready is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pready(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pready is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pready TMPI_unsupported_MPI_Pready
 #endif
 #ifndef MPI_Pready_list
-int TMPI_unsupported_MPI_Pready_list() __attribute__((error("MPI_Pready_list is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pready_list(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pready_list is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pready_list TMPI_unsupported_MPI_Pready_list
 #endif
 #ifndef MPI_Pready_range
-int TMPI_unsupported_MPI_Pready_range() __attribute__((error("MPI_Pready_range is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Pready_range(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pready_range is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Pready_range TMPI_unsupported_MPI_Pready_range
 #endif
 #ifndef MPI_Precv_init
-int TMPI_unsupported_MPI_Precv_init() __attribute__((error("MPI_Precv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Precv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Precv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Precv_init TMPI_unsupported_MPI_Precv_init
 #endif
 #ifndef MPI_Probe
 #define MPI_Probe TMPI_Probe
 #endif
 #ifndef MPI_Psend_init
-int TMPI_unsupported_MPI_Psend_init() __attribute__((error("MPI_Psend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Psend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Psend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Psend_init TMPI_unsupported_MPI_Psend_init
 #endif
 #ifndef MPI_Publish_name
-int TMPI_unsupported_MPI_Publish_name() __attribute__((error("MPI_Publish_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Publish_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Publish_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Publish_name TMPI_unsupported_MPI_Publish_name
 #endif
 #ifndef MPI_Put
-int TMPI_unsupported_MPI_Put() __attribute__((error("MPI_Put is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Put(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Put is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Put TMPI_unsupported_MPI_Put
 #endif
 #ifndef MPI_Put_c
-int TMPI_unsupported_MPI_Put_c() __attribute__((error("MPI_Put_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Put_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Put_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Put_c TMPI_unsupported_MPI_Put_c
 #endif
 #ifndef MPI_Query_thread
 #define MPI_Query_thread TMPI_Query_thread
 #endif
 #ifndef MPI_Raccumulate
-int TMPI_unsupported_MPI_Raccumulate() __attribute__((error("MPI_Raccumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Raccumulate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Raccumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Raccumulate TMPI_unsupported_MPI_Raccumulate
 #endif
 #ifndef MPI_Raccumulate_c
-int TMPI_unsupported_MPI_Raccumulate_c() __attribute__((error("MPI_Raccumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Raccumulate_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Raccumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Raccumulate_c TMPI_unsupported_MPI_Raccumulate_c
 #endif
 #ifndef MPI_Recv
 #define MPI_Recv TMPI_Recv
 #endif
 #ifndef MPI_Recv_c
-int TMPI_unsupported_MPI_Recv_c() __attribute__((error("MPI_Recv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Recv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Recv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Recv_c TMPI_unsupported_MPI_Recv_c
 #endif
 #ifndef MPI_Recv_init
 #define MPI_Recv_init TMPI_Recv_init
 #endif
 #ifndef MPI_Recv_init_c
-int TMPI_unsupported_MPI_Recv_init_c() __attribute__((error("MPI_Recv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Recv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Recv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Recv_init_c TMPI_unsupported_MPI_Recv_init_c
 #endif
 #ifndef MPI_Reduce
 #define MPI_Reduce TMPI_Reduce
 #endif
 #ifndef MPI_Reduce_c
-int TMPI_unsupported_MPI_Reduce_c() __attribute__((error("MPI_Reduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_c TMPI_unsupported_MPI_Reduce_c
 #endif
 #ifndef MPI_Reduce_init
-int TMPI_unsupported_MPI_Reduce_init() __attribute__((error("MPI_Reduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_init TMPI_unsupported_MPI_Reduce_init
 #endif
 #ifndef MPI_Reduce_init_c
-int TMPI_unsupported_MPI_Reduce_init_c() __attribute__((error("MPI_Reduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_init_c TMPI_unsupported_MPI_Reduce_init_c
 #endif
 #ifndef MPI_Reduce_local_c
-int TMPI_unsupported_MPI_Reduce_local_c() __attribute__((error("MPI_Reduce_local_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_local_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_local_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_local_c TMPI_unsupported_MPI_Reduce_local_c
 #endif
 #ifndef MPI_Reduce_scatter
@@ -1428,35 +1437,35 @@ int TMPI_unsupported_MPI_Reduce_local_c() __attribute__((error("MPI_Reduce_local
 #define MPI_Reduce_scatter_block TMPI_Reduce_scatter_block
 #endif
 #ifndef MPI_Reduce_scatter_block_c
-int TMPI_unsupported_MPI_Reduce_scatter_block_c() __attribute__((error("MPI_Reduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_block_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_block_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_block_c TMPI_unsupported_MPI_Reduce_scatter_block_c
 #endif
 #ifndef MPI_Reduce_scatter_block_init
-int TMPI_unsupported_MPI_Reduce_scatter_block_init() __attribute__((error("MPI_Reduce_scatter_block_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_block_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_block_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_block_init TMPI_unsupported_MPI_Reduce_scatter_block_init
 #endif
 #ifndef MPI_Reduce_scatter_block_init_c
-int TMPI_unsupported_MPI_Reduce_scatter_block_init_c() __attribute__((error("MPI_Reduce_scatter_block_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_block_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_block_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_block_init_c TMPI_unsupported_MPI_Reduce_scatter_block_init_c
 #endif
 #ifndef MPI_Reduce_scatter_c
-int TMPI_unsupported_MPI_Reduce_scatter_c() __attribute__((error("MPI_Reduce_scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_c TMPI_unsupported_MPI_Reduce_scatter_c
 #endif
 #ifndef MPI_Reduce_scatter_init
-int TMPI_unsupported_MPI_Reduce_scatter_init() __attribute__((error("MPI_Reduce_scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_init TMPI_unsupported_MPI_Reduce_scatter_init
 #endif
 #ifndef MPI_Reduce_scatter_init_c
-int TMPI_unsupported_MPI_Reduce_scatter_init_c() __attribute__((error("MPI_Reduce_scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Reduce_scatter_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Reduce_scatter_init_c TMPI_unsupported_MPI_Reduce_scatter_init_c
 #endif
 #ifndef MPI_Register_datarep
-int TMPI_unsupported_MPI_Register_datarep() __attribute__((error("MPI_Register_datarep is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Register_datarep(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Register_datarep is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Register_datarep TMPI_unsupported_MPI_Register_datarep
 #endif
 #ifndef MPI_Register_datarep_c
-int TMPI_unsupported_MPI_Register_datarep_c() __attribute__((error("MPI_Register_datarep_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Register_datarep_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Register_datarep_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Register_datarep_c TMPI_unsupported_MPI_Register_datarep_c
 #endif
 #ifndef MPI_Request_free
@@ -1466,172 +1475,172 @@ int TMPI_unsupported_MPI_Register_datarep_c() __attribute__((error("MPI_Register
 #define MPI_Request_get_status TMPI_Request_get_status
 #endif
 #ifndef MPI_Rget
-int TMPI_unsupported_MPI_Rget() __attribute__((error("MPI_Rget is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rget(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rget is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rget TMPI_unsupported_MPI_Rget
 #endif
 #ifndef MPI_Rget_accumulate
-int TMPI_unsupported_MPI_Rget_accumulate() __attribute__((error("MPI_Rget_accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rget_accumulate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rget_accumulate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rget_accumulate TMPI_unsupported_MPI_Rget_accumulate
 #endif
 #ifndef MPI_Rget_accumulate_c
-int TMPI_unsupported_MPI_Rget_accumulate_c() __attribute__((error("MPI_Rget_accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rget_accumulate_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rget_accumulate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rget_accumulate_c TMPI_unsupported_MPI_Rget_accumulate_c
 #endif
 #ifndef MPI_Rget_c
-int TMPI_unsupported_MPI_Rget_c() __attribute__((error("MPI_Rget_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rget_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rget_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rget_c TMPI_unsupported_MPI_Rget_c
 #endif
 #ifndef MPI_Rput
-int TMPI_unsupported_MPI_Rput() __attribute__((error("MPI_Rput is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rput(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rput is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rput TMPI_unsupported_MPI_Rput
 #endif
 #ifndef MPI_Rput_c
-int TMPI_unsupported_MPI_Rput_c() __attribute__((error("MPI_Rput_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rput_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rput_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rput_c TMPI_unsupported_MPI_Rput_c
 #endif
 #ifndef MPI_Rsend
-int TMPI_unsupported_MPI_Rsend() __attribute__((error("MPI_Rsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rsend TMPI_unsupported_MPI_Rsend
 #endif
 #ifndef MPI_Rsend_c
-int TMPI_unsupported_MPI_Rsend_c() __attribute__((error("MPI_Rsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rsend_c TMPI_unsupported_MPI_Rsend_c
 #endif
 #ifndef MPI_Rsend_init
-int TMPI_unsupported_MPI_Rsend_init() __attribute__((error("MPI_Rsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rsend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rsend_init TMPI_unsupported_MPI_Rsend_init
 #endif
 #ifndef MPI_Rsend_init_c
-int TMPI_unsupported_MPI_Rsend_init_c() __attribute__((error("MPI_Rsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Rsend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rsend_init_c TMPI_unsupported_MPI_Rsend_init_c
 #endif
 #ifndef MPI_Scan
 #define MPI_Scan TMPI_Scan
 #endif
 #ifndef MPI_Scan_c
-int TMPI_unsupported_MPI_Scan_c() __attribute__((error("MPI_Scan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scan_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scan_c TMPI_unsupported_MPI_Scan_c
 #endif
 #ifndef MPI_Scan_init
-int TMPI_unsupported_MPI_Scan_init() __attribute__((error("MPI_Scan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scan_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scan_init TMPI_unsupported_MPI_Scan_init
 #endif
 #ifndef MPI_Scan_init_c
-int TMPI_unsupported_MPI_Scan_init_c() __attribute__((error("MPI_Scan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scan_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scan_init_c TMPI_unsupported_MPI_Scan_init_c
 #endif
 #ifndef MPI_Scatter
 #define MPI_Scatter TMPI_Scatter
 #endif
 #ifndef MPI_Scatter_c
-int TMPI_unsupported_MPI_Scatter_c() __attribute__((error("MPI_Scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatter_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatter_c TMPI_unsupported_MPI_Scatter_c
 #endif
 #ifndef MPI_Scatter_init
-int TMPI_unsupported_MPI_Scatter_init() __attribute__((error("MPI_Scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatter_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatter_init TMPI_unsupported_MPI_Scatter_init
 #endif
 #ifndef MPI_Scatter_init_c
-int TMPI_unsupported_MPI_Scatter_init_c() __attribute__((error("MPI_Scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatter_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatter_init_c TMPI_unsupported_MPI_Scatter_init_c
 #endif
 #ifndef MPI_Scatterv
 #define MPI_Scatterv TMPI_Scatterv
 #endif
 #ifndef MPI_Scatterv_c
-int TMPI_unsupported_MPI_Scatterv_c() __attribute__((error("MPI_Scatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatterv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatterv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatterv_c TMPI_unsupported_MPI_Scatterv_c
 #endif
 #ifndef MPI_Scatterv_init
-int TMPI_unsupported_MPI_Scatterv_init() __attribute__((error("MPI_Scatterv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatterv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatterv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatterv_init TMPI_unsupported_MPI_Scatterv_init
 #endif
 #ifndef MPI_Scatterv_init_c
-int TMPI_unsupported_MPI_Scatterv_init_c() __attribute__((error("MPI_Scatterv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Scatterv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatterv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Scatterv_init_c TMPI_unsupported_MPI_Scatterv_init_c
 #endif
 #ifndef MPI_Send
 #define MPI_Send TMPI_Send
 #endif
 #ifndef MPI_Send_c
-int TMPI_unsupported_MPI_Send_c() __attribute__((error("MPI_Send_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Send_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Send_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Send_c TMPI_unsupported_MPI_Send_c
 #endif
 #ifndef MPI_Send_init
 #define MPI_Send_init TMPI_Send_init
 #endif
 #ifndef MPI_Send_init_c
-int TMPI_unsupported_MPI_Send_init_c() __attribute__((error("MPI_Send_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Send_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Send_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Send_init_c TMPI_unsupported_MPI_Send_init_c
 #endif
 #ifndef MPI_Sendrecv
 #define MPI_Sendrecv TMPI_Sendrecv
 #endif
 #ifndef MPI_Sendrecv_c
-int TMPI_unsupported_MPI_Sendrecv_c() __attribute__((error("MPI_Sendrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Sendrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sendrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Sendrecv_c TMPI_unsupported_MPI_Sendrecv_c
 #endif
 #ifndef MPI_Sendrecv_replace
-int TMPI_unsupported_MPI_Sendrecv_replace() __attribute__((error("MPI_Sendrecv_replace is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Sendrecv_replace(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sendrecv_replace is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Sendrecv_replace TMPI_unsupported_MPI_Sendrecv_replace
 #endif
 #ifndef MPI_Sendrecv_replace_c
-int TMPI_unsupported_MPI_Sendrecv_replace_c() __attribute__((error("MPI_Sendrecv_replace_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Sendrecv_replace_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sendrecv_replace_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Sendrecv_replace_c TMPI_unsupported_MPI_Sendrecv_replace_c
 #endif
 #ifndef MPI_Session_call_errhandler
-int TMPI_unsupported_MPI_Session_call_errhandler() __attribute__((error("MPI_Session_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_call_errhandler TMPI_unsupported_MPI_Session_call_errhandler
 #endif
 #ifndef MPI_Session_create_errhandler
-int TMPI_unsupported_MPI_Session_create_errhandler() __attribute__((error("MPI_Session_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_create_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_create_errhandler TMPI_unsupported_MPI_Session_create_errhandler
 #endif
 #ifndef MPI_Session_finalize
-int TMPI_unsupported_MPI_Session_finalize() __attribute__((error("MPI_Session_finalize is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_finalize(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_finalize is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_finalize TMPI_unsupported_MPI_Session_finalize
 #endif
 #ifndef MPI_Session_get_errhandler
-int TMPI_unsupported_MPI_Session_get_errhandler() __attribute__((error("MPI_Session_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_get_errhandler TMPI_unsupported_MPI_Session_get_errhandler
 #endif
 #ifndef MPI_Session_get_info
-int TMPI_unsupported_MPI_Session_get_info() __attribute__((error("MPI_Session_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_get_info TMPI_unsupported_MPI_Session_get_info
 #endif
 #ifndef MPI_Session_get_nth_pset
-int TMPI_unsupported_MPI_Session_get_nth_pset() __attribute__((error("MPI_Session_get_nth_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_get_nth_pset(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_get_nth_pset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_get_nth_pset TMPI_unsupported_MPI_Session_get_nth_pset
 #endif
 #ifndef MPI_Session_get_num_psets
-int TMPI_unsupported_MPI_Session_get_num_psets() __attribute__((error("MPI_Session_get_num_psets is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_get_num_psets(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_get_num_psets is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_get_num_psets TMPI_unsupported_MPI_Session_get_num_psets
 #endif
 #ifndef MPI_Session_get_pset_info
-int TMPI_unsupported_MPI_Session_get_pset_info() __attribute__((error("MPI_Session_get_pset_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_get_pset_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_get_pset_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_get_pset_info TMPI_unsupported_MPI_Session_get_pset_info
 #endif
 #ifndef MPI_Session_init
-int TMPI_unsupported_MPI_Session_init() __attribute__((error("MPI_Session_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_init TMPI_unsupported_MPI_Session_init
 #endif
 #ifndef MPI_Session_set_errhandler
-int TMPI_unsupported_MPI_Session_set_errhandler() __attribute__((error("MPI_Session_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Session_set_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Session_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Session_set_errhandler TMPI_unsupported_MPI_Session_set_errhandler
 #endif
 #ifndef MPI_Ssend
 #define MPI_Ssend TMPI_Ssend
 #endif
 #ifndef MPI_Ssend_c
-int TMPI_unsupported_MPI_Ssend_c() __attribute__((error("MPI_Ssend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ssend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ssend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ssend_c TMPI_unsupported_MPI_Ssend_c
 #endif
 #ifndef MPI_Ssend_init
-int TMPI_unsupported_MPI_Ssend_init() __attribute__((error("MPI_Ssend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ssend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ssend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ssend_init TMPI_unsupported_MPI_Ssend_init
 #endif
 #ifndef MPI_Ssend_init_c
-int TMPI_unsupported_MPI_Ssend_init_c() __attribute__((error("MPI_Ssend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Ssend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ssend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ssend_init_c TMPI_unsupported_MPI_Ssend_init_c
 #endif
 #ifndef MPI_Start
@@ -1641,231 +1650,231 @@ int TMPI_unsupported_MPI_Ssend_init_c() __attribute__((error("MPI_Ssend_init_c i
 #define MPI_Startall TMPI_Startall
 #endif
 #ifndef MPI_Status_c2f
-int TMPI_unsupported_MPI_Status_c2f() __attribute__((error("MPI_Status_c2f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_c2f(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_c2f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_c2f TMPI_unsupported_MPI_Status_c2f
 #endif
 #ifndef MPI_Status_c2f08
-int TMPI_unsupported_MPI_Status_c2f08() __attribute__((error("MPI_Status_c2f08 is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_c2f08(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_c2f08 is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_c2f08 TMPI_unsupported_MPI_Status_c2f08
 #endif
 #ifndef MPI_Status_f082c
-int TMPI_unsupported_MPI_Status_f082c() __attribute__((error("MPI_Status_f082c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_f082c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_f082c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_f082c TMPI_unsupported_MPI_Status_f082c
 #endif
 #ifndef MPI_Status_f082f
-int TMPI_unsupported_MPI_Status_f082f() __attribute__((error("MPI_Status_f082f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_f082f(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_f082f is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_f082f TMPI_unsupported_MPI_Status_f082f
 #endif
 #ifndef MPI_Status_f2c
-int TMPI_unsupported_MPI_Status_f2c() __attribute__((error("MPI_Status_f2c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_f2c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_f2c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_f2c TMPI_unsupported_MPI_Status_f2c
 #endif
 #ifndef MPI_Status_f2f08
-int TMPI_unsupported_MPI_Status_f2f08() __attribute__((error("MPI_Status_f2f08 is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Status_f2f08(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Status_f2f08 is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Status_f2f08 TMPI_unsupported_MPI_Status_f2f08
 #endif
 #ifndef MPI_T_category_changed
-int TMPI_unsupported_MPI_T_category_changed() __attribute__((error("MPI_T_category_changed is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_changed(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_changed is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_changed TMPI_unsupported_MPI_T_category_changed
 #endif
 #ifndef MPI_T_category_get_categories
-int TMPI_unsupported_MPI_T_category_get_categories() __attribute__((error("MPI_T_category_get_categories is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_categories(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_categories is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_categories TMPI_unsupported_MPI_T_category_get_categories
 #endif
 #ifndef MPI_T_category_get_cvars
-int TMPI_unsupported_MPI_T_category_get_cvars() __attribute__((error("MPI_T_category_get_cvars is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_cvars(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_cvars is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_cvars TMPI_unsupported_MPI_T_category_get_cvars
 #endif
 #ifndef MPI_T_category_get_events
-int TMPI_unsupported_MPI_T_category_get_events() __attribute__((error("MPI_T_category_get_events is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_events(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_events is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_events TMPI_unsupported_MPI_T_category_get_events
 #endif
 #ifndef MPI_T_category_get_index
-int TMPI_unsupported_MPI_T_category_get_index() __attribute__((error("MPI_T_category_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_index(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_index TMPI_unsupported_MPI_T_category_get_index
 #endif
 #ifndef MPI_T_category_get_info
-int TMPI_unsupported_MPI_T_category_get_info() __attribute__((error("MPI_T_category_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_info TMPI_unsupported_MPI_T_category_get_info
 #endif
 #ifndef MPI_T_category_get_num
-int TMPI_unsupported_MPI_T_category_get_num() __attribute__((error("MPI_T_category_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_num(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_num TMPI_unsupported_MPI_T_category_get_num
 #endif
 #ifndef MPI_T_category_get_num_events
-int TMPI_unsupported_MPI_T_category_get_num_events() __attribute__((error("MPI_T_category_get_num_events is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_num_events(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_num_events is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_num_events TMPI_unsupported_MPI_T_category_get_num_events
 #endif
 #ifndef MPI_T_category_get_pvars
-int TMPI_unsupported_MPI_T_category_get_pvars() __attribute__((error("MPI_T_category_get_pvars is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_category_get_pvars(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_category_get_pvars is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_category_get_pvars TMPI_unsupported_MPI_T_category_get_pvars
 #endif
 #ifndef MPI_T_cvar_get_index
-int TMPI_unsupported_MPI_T_cvar_get_index() __attribute__((error("MPI_T_cvar_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_get_index(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_get_index TMPI_unsupported_MPI_T_cvar_get_index
 #endif
 #ifndef MPI_T_cvar_get_info
-int TMPI_unsupported_MPI_T_cvar_get_info() __attribute__((error("MPI_T_cvar_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_get_info TMPI_unsupported_MPI_T_cvar_get_info
 #endif
 #ifndef MPI_T_cvar_get_num
-int TMPI_unsupported_MPI_T_cvar_get_num() __attribute__((error("MPI_T_cvar_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_get_num(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_get_num TMPI_unsupported_MPI_T_cvar_get_num
 #endif
 #ifndef MPI_T_cvar_handle_alloc
-int TMPI_unsupported_MPI_T_cvar_handle_alloc() __attribute__((error("MPI_T_cvar_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_handle_alloc(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_handle_alloc TMPI_unsupported_MPI_T_cvar_handle_alloc
 #endif
 #ifndef MPI_T_cvar_handle_free
-int TMPI_unsupported_MPI_T_cvar_handle_free() __attribute__((error("MPI_T_cvar_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_handle_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_handle_free TMPI_unsupported_MPI_T_cvar_handle_free
 #endif
 #ifndef MPI_T_cvar_read
-int TMPI_unsupported_MPI_T_cvar_read() __attribute__((error("MPI_T_cvar_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_read(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_read TMPI_unsupported_MPI_T_cvar_read
 #endif
 #ifndef MPI_T_cvar_write
-int TMPI_unsupported_MPI_T_cvar_write() __attribute__((error("MPI_T_cvar_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_cvar_write(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_cvar_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_cvar_write TMPI_unsupported_MPI_T_cvar_write
 #endif
 #ifndef MPI_T_enum_get_info
-int TMPI_unsupported_MPI_T_enum_get_info() __attribute__((error("MPI_T_enum_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_enum_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_enum_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_enum_get_info TMPI_unsupported_MPI_T_enum_get_info
 #endif
 #ifndef MPI_T_enum_get_item
-int TMPI_unsupported_MPI_T_enum_get_item() __attribute__((error("MPI_T_enum_get_item is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_enum_get_item(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_enum_get_item is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_enum_get_item TMPI_unsupported_MPI_T_enum_get_item
 #endif
 #ifndef MPI_T_event_callback_get_info
-int TMPI_unsupported_MPI_T_event_callback_get_info() __attribute__((error("MPI_T_event_callback_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_callback_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_callback_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_callback_get_info TMPI_unsupported_MPI_T_event_callback_get_info
 #endif
 #ifndef MPI_T_event_callback_set_info
-int TMPI_unsupported_MPI_T_event_callback_set_info() __attribute__((error("MPI_T_event_callback_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_callback_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_callback_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_callback_set_info TMPI_unsupported_MPI_T_event_callback_set_info
 #endif
 #ifndef MPI_T_event_copy
-int TMPI_unsupported_MPI_T_event_copy() __attribute__((error("MPI_T_event_copy is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_copy(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_copy is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_copy TMPI_unsupported_MPI_T_event_copy
 #endif
 #ifndef MPI_T_event_get_index
-int TMPI_unsupported_MPI_T_event_get_index() __attribute__((error("MPI_T_event_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_get_index(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_get_index TMPI_unsupported_MPI_T_event_get_index
 #endif
 #ifndef MPI_T_event_get_info
-int TMPI_unsupported_MPI_T_event_get_info() __attribute__((error("MPI_T_event_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_get_info TMPI_unsupported_MPI_T_event_get_info
 #endif
 #ifndef MPI_T_event_get_num
-int TMPI_unsupported_MPI_T_event_get_num() __attribute__((error("MPI_T_event_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_get_num(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_get_num TMPI_unsupported_MPI_T_event_get_num
 #endif
 #ifndef MPI_T_event_get_source
-int TMPI_unsupported_MPI_T_event_get_source() __attribute__((error("MPI_T_event_get_source is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_get_source(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_get_source is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_get_source TMPI_unsupported_MPI_T_event_get_source
 #endif
 #ifndef MPI_T_event_get_timestamp
-int TMPI_unsupported_MPI_T_event_get_timestamp() __attribute__((error("MPI_T_event_get_timestamp is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_get_timestamp(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_get_timestamp is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_get_timestamp TMPI_unsupported_MPI_T_event_get_timestamp
 #endif
 #ifndef MPI_T_event_handle_alloc
-int TMPI_unsupported_MPI_T_event_handle_alloc() __attribute__((error("MPI_T_event_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_handle_alloc(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_handle_alloc TMPI_unsupported_MPI_T_event_handle_alloc
 #endif
 #ifndef MPI_T_event_handle_free
-int TMPI_unsupported_MPI_T_event_handle_free() __attribute__((error("MPI_T_event_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_handle_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_handle_free TMPI_unsupported_MPI_T_event_handle_free
 #endif
 #ifndef MPI_T_event_handle_get_info
-int TMPI_unsupported_MPI_T_event_handle_get_info() __attribute__((error("MPI_T_event_handle_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_handle_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_handle_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_handle_get_info TMPI_unsupported_MPI_T_event_handle_get_info
 #endif
 #ifndef MPI_T_event_handle_set_info
-int TMPI_unsupported_MPI_T_event_handle_set_info() __attribute__((error("MPI_T_event_handle_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_handle_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_handle_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_handle_set_info TMPI_unsupported_MPI_T_event_handle_set_info
 #endif
 #ifndef MPI_T_event_read
-int TMPI_unsupported_MPI_T_event_read() __attribute__((error("MPI_T_event_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_read(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_read TMPI_unsupported_MPI_T_event_read
 #endif
 #ifndef MPI_T_event_register_callback
-int TMPI_unsupported_MPI_T_event_register_callback() __attribute__((error("MPI_T_event_register_callback is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_register_callback(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_register_callback is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_register_callback TMPI_unsupported_MPI_T_event_register_callback
 #endif
 #ifndef MPI_T_event_set_dropped_handler
-int TMPI_unsupported_MPI_T_event_set_dropped_handler() __attribute__((error("MPI_T_event_set_dropped_handler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_event_set_dropped_handler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_event_set_dropped_handler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_event_set_dropped_handler TMPI_unsupported_MPI_T_event_set_dropped_handler
 #endif
 #ifndef MPI_T_finalize
-int TMPI_unsupported_MPI_T_finalize() __attribute__((error("MPI_T_finalize is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_finalize(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_finalize is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_finalize TMPI_unsupported_MPI_T_finalize
 #endif
 #ifndef MPI_T_init_thread
-int TMPI_unsupported_MPI_T_init_thread() __attribute__((error("MPI_T_init_thread is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_init_thread(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_init_thread is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_init_thread TMPI_unsupported_MPI_T_init_thread
 #endif
 #ifndef MPI_T_pvar_get_index
-int TMPI_unsupported_MPI_T_pvar_get_index() __attribute__((error("MPI_T_pvar_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_get_index(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_get_index is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_get_index TMPI_unsupported_MPI_T_pvar_get_index
 #endif
 #ifndef MPI_T_pvar_get_info
-int TMPI_unsupported_MPI_T_pvar_get_info() __attribute__((error("MPI_T_pvar_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_get_info TMPI_unsupported_MPI_T_pvar_get_info
 #endif
 #ifndef MPI_T_pvar_get_num
-int TMPI_unsupported_MPI_T_pvar_get_num() __attribute__((error("MPI_T_pvar_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_get_num(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_get_num TMPI_unsupported_MPI_T_pvar_get_num
 #endif
 #ifndef MPI_T_pvar_handle_alloc
-int TMPI_unsupported_MPI_T_pvar_handle_alloc() __attribute__((error("MPI_T_pvar_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_handle_alloc(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_handle_alloc is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_handle_alloc TMPI_unsupported_MPI_T_pvar_handle_alloc
 #endif
 #ifndef MPI_T_pvar_handle_free
-int TMPI_unsupported_MPI_T_pvar_handle_free() __attribute__((error("MPI_T_pvar_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_handle_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_handle_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_handle_free TMPI_unsupported_MPI_T_pvar_handle_free
 #endif
 #ifndef MPI_T_pvar_read
-int TMPI_unsupported_MPI_T_pvar_read() __attribute__((error("MPI_T_pvar_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_read(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_read is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_read TMPI_unsupported_MPI_T_pvar_read
 #endif
 #ifndef MPI_T_pvar_readreset
-int TMPI_unsupported_MPI_T_pvar_readreset() __attribute__((error("MPI_T_pvar_readreset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_readreset(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_readreset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_readreset TMPI_unsupported_MPI_T_pvar_readreset
 #endif
 #ifndef MPI_T_pvar_reset
-int TMPI_unsupported_MPI_T_pvar_reset() __attribute__((error("MPI_T_pvar_reset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_reset(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_reset is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_reset TMPI_unsupported_MPI_T_pvar_reset
 #endif
 #ifndef MPI_T_pvar_session_create
-int TMPI_unsupported_MPI_T_pvar_session_create() __attribute__((error("MPI_T_pvar_session_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_session_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_session_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_session_create TMPI_unsupported_MPI_T_pvar_session_create
 #endif
 #ifndef MPI_T_pvar_session_free
-int TMPI_unsupported_MPI_T_pvar_session_free() __attribute__((error("MPI_T_pvar_session_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_session_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_session_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_session_free TMPI_unsupported_MPI_T_pvar_session_free
 #endif
 #ifndef MPI_T_pvar_start
-int TMPI_unsupported_MPI_T_pvar_start() __attribute__((error("MPI_T_pvar_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_start(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_start TMPI_unsupported_MPI_T_pvar_start
 #endif
 #ifndef MPI_T_pvar_stop
-int TMPI_unsupported_MPI_T_pvar_stop() __attribute__((error("MPI_T_pvar_stop is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_stop(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_stop is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_stop TMPI_unsupported_MPI_T_pvar_stop
 #endif
 #ifndef MPI_T_pvar_write
-int TMPI_unsupported_MPI_T_pvar_write() __attribute__((error("MPI_T_pvar_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_pvar_write(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_pvar_write is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_pvar_write TMPI_unsupported_MPI_T_pvar_write
 #endif
 #ifndef MPI_T_source_get_info
-int TMPI_unsupported_MPI_T_source_get_info() __attribute__((error("MPI_T_source_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_source_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_source_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_source_get_info TMPI_unsupported_MPI_T_source_get_info
 #endif
 #ifndef MPI_T_source_get_num
-int TMPI_unsupported_MPI_T_source_get_num() __attribute__((error("MPI_T_source_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_source_get_num(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_source_get_num is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_source_get_num TMPI_unsupported_MPI_T_source_get_num
 #endif
 #ifndef MPI_T_source_get_timestamp
-int TMPI_unsupported_MPI_T_source_get_timestamp() __attribute__((error("MPI_T_source_get_timestamp is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_T_source_get_timestamp(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_T_source_get_timestamp is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_T_source_get_timestamp TMPI_unsupported_MPI_T_source_get_timestamp
 #endif
 #ifndef MPI_Test
@@ -1878,23 +1887,23 @@ int TMPI_unsupported_MPI_T_source_get_timestamp() __attribute__((error("MPI_T_so
 #define MPI_Testany TMPI_Testany
 #endif
 #ifndef MPI_Testsome
-int TMPI_unsupported_MPI_Testsome() __attribute__((error("MPI_Testsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Testsome(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Testsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Testsome TMPI_unsupported_MPI_Testsome
 #endif
 #ifndef MPI_Topo_test
-int TMPI_unsupported_MPI_Topo_test() __attribute__((error("MPI_Topo_test is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Topo_test(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Topo_test is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Topo_test TMPI_unsupported_MPI_Topo_test
 #endif
 #ifndef MPI_Unpack_c
-int TMPI_unsupported_MPI_Unpack_c() __attribute__((error("MPI_Unpack_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Unpack_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Unpack_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Unpack_c TMPI_unsupported_MPI_Unpack_c
 #endif
 #ifndef MPI_Unpack_external_c
-int TMPI_unsupported_MPI_Unpack_external_c() __attribute__((error("MPI_Unpack_external_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Unpack_external_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Unpack_external_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Unpack_external_c TMPI_unsupported_MPI_Unpack_external_c
 #endif
 #ifndef MPI_Unpublish_name
-int TMPI_unsupported_MPI_Unpublish_name() __attribute__((error("MPI_Unpublish_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Unpublish_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Unpublish_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Unpublish_name TMPI_unsupported_MPI_Unpublish_name
 #endif
 #ifndef MPI_Wait
@@ -1907,171 +1916,171 @@ int TMPI_unsupported_MPI_Unpublish_name() __attribute__((error("MPI_Unpublish_na
 #define MPI_Waitany TMPI_Waitany
 #endif
 #ifndef MPI_Waitsome
-int TMPI_unsupported_MPI_Waitsome() __attribute__((error("MPI_Waitsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Waitsome(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Waitsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Waitsome TMPI_unsupported_MPI_Waitsome
 #endif
 #ifndef MPI_Win_allocate
-int TMPI_unsupported_MPI_Win_allocate() __attribute__((error("MPI_Win_allocate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_allocate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_allocate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_allocate TMPI_unsupported_MPI_Win_allocate
 #endif
 #ifndef MPI_Win_allocate_c
-int TMPI_unsupported_MPI_Win_allocate_c() __attribute__((error("MPI_Win_allocate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_allocate_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_allocate_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_allocate_c TMPI_unsupported_MPI_Win_allocate_c
 #endif
 #ifndef MPI_Win_allocate_shared
-int TMPI_unsupported_MPI_Win_allocate_shared() __attribute__((error("MPI_Win_allocate_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_allocate_shared(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_allocate_shared is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_allocate_shared TMPI_unsupported_MPI_Win_allocate_shared
 #endif
 #ifndef MPI_Win_allocate_shared_c
-int TMPI_unsupported_MPI_Win_allocate_shared_c() __attribute__((error("MPI_Win_allocate_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_allocate_shared_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_allocate_shared_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_allocate_shared_c TMPI_unsupported_MPI_Win_allocate_shared_c
 #endif
 #ifndef MPI_Win_attach
-int TMPI_unsupported_MPI_Win_attach() __attribute__((error("MPI_Win_attach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_attach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_attach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_attach TMPI_unsupported_MPI_Win_attach
 #endif
 #ifndef MPI_Win_call_errhandler
-int TMPI_unsupported_MPI_Win_call_errhandler() __attribute__((error("MPI_Win_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_call_errhandler TMPI_unsupported_MPI_Win_call_errhandler
 #endif
 #ifndef MPI_Win_complete
-int TMPI_unsupported_MPI_Win_complete() __attribute__((error("MPI_Win_complete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_complete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_complete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_complete TMPI_unsupported_MPI_Win_complete
 #endif
 #ifndef MPI_Win_create
-int TMPI_unsupported_MPI_Win_create() __attribute__((error("MPI_Win_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_create TMPI_unsupported_MPI_Win_create
 #endif
 #ifndef MPI_Win_create_c
-int TMPI_unsupported_MPI_Win_create_c() __attribute__((error("MPI_Win_create_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_create_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_create_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_create_c TMPI_unsupported_MPI_Win_create_c
 #endif
 #ifndef MPI_Win_create_dynamic
-int TMPI_unsupported_MPI_Win_create_dynamic() __attribute__((error("MPI_Win_create_dynamic is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_create_dynamic(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_create_dynamic is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_create_dynamic TMPI_unsupported_MPI_Win_create_dynamic
 #endif
 #ifndef MPI_Win_create_errhandler
-int TMPI_unsupported_MPI_Win_create_errhandler() __attribute__((error("MPI_Win_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_create_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_create_errhandler TMPI_unsupported_MPI_Win_create_errhandler
 #endif
 #ifndef MPI_Win_create_keyval
-int TMPI_unsupported_MPI_Win_create_keyval() __attribute__((error("MPI_Win_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_create_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_create_keyval TMPI_unsupported_MPI_Win_create_keyval
 #endif
 #ifndef MPI_Win_delete_attr
-int TMPI_unsupported_MPI_Win_delete_attr() __attribute__((error("MPI_Win_delete_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_delete_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_delete_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_delete_attr TMPI_unsupported_MPI_Win_delete_attr
 #endif
 #ifndef MPI_Win_detach
-int TMPI_unsupported_MPI_Win_detach() __attribute__((error("MPI_Win_detach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_detach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_detach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_detach TMPI_unsupported_MPI_Win_detach
 #endif
 #ifndef MPI_Win_fence
-int TMPI_unsupported_MPI_Win_fence() __attribute__((error("MPI_Win_fence is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_fence(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_fence is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_fence TMPI_unsupported_MPI_Win_fence
 #endif
 #ifndef MPI_Win_flush
-int TMPI_unsupported_MPI_Win_flush() __attribute__((error("MPI_Win_flush is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_flush(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_flush is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_flush TMPI_unsupported_MPI_Win_flush
 #endif
 #ifndef MPI_Win_flush_all
-int TMPI_unsupported_MPI_Win_flush_all() __attribute__((error("MPI_Win_flush_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_flush_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_flush_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_flush_all TMPI_unsupported_MPI_Win_flush_all
 #endif
 #ifndef MPI_Win_flush_local
-int TMPI_unsupported_MPI_Win_flush_local() __attribute__((error("MPI_Win_flush_local is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_flush_local(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_flush_local is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_flush_local TMPI_unsupported_MPI_Win_flush_local
 #endif
 #ifndef MPI_Win_flush_local_all
-int TMPI_unsupported_MPI_Win_flush_local_all() __attribute__((error("MPI_Win_flush_local_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_flush_local_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_flush_local_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_flush_local_all TMPI_unsupported_MPI_Win_flush_local_all
 #endif
 #ifndef MPI_Win_free
-int TMPI_unsupported_MPI_Win_free() __attribute__((error("MPI_Win_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_free TMPI_unsupported_MPI_Win_free
 #endif
 #ifndef MPI_Win_free_keyval
-int TMPI_unsupported_MPI_Win_free_keyval() __attribute__((error("MPI_Win_free_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_free_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_free_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_free_keyval TMPI_unsupported_MPI_Win_free_keyval
 #endif
 #ifndef MPI_Win_get_attr
-int TMPI_unsupported_MPI_Win_get_attr() __attribute__((error("MPI_Win_get_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_get_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_get_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_get_attr TMPI_unsupported_MPI_Win_get_attr
 #endif
 #ifndef MPI_Win_get_errhandler
-int TMPI_unsupported_MPI_Win_get_errhandler() __attribute__((error("MPI_Win_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_get_errhandler TMPI_unsupported_MPI_Win_get_errhandler
 #endif
 #ifndef MPI_Win_get_group
-int TMPI_unsupported_MPI_Win_get_group() __attribute__((error("MPI_Win_get_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_get_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_get_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_get_group TMPI_unsupported_MPI_Win_get_group
 #endif
 #ifndef MPI_Win_get_info
-int TMPI_unsupported_MPI_Win_get_info() __attribute__((error("MPI_Win_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_get_info TMPI_unsupported_MPI_Win_get_info
 #endif
 #ifndef MPI_Win_get_name
-int TMPI_unsupported_MPI_Win_get_name() __attribute__((error("MPI_Win_get_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_get_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_get_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_get_name TMPI_unsupported_MPI_Win_get_name
 #endif
 #ifndef MPI_Win_lock
-int TMPI_unsupported_MPI_Win_lock() __attribute__((error("MPI_Win_lock is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_lock(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_lock is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_lock TMPI_unsupported_MPI_Win_lock
 #endif
 #ifndef MPI_Win_lock_all
-int TMPI_unsupported_MPI_Win_lock_all() __attribute__((error("MPI_Win_lock_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_lock_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_lock_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_lock_all TMPI_unsupported_MPI_Win_lock_all
 #endif
 #ifndef MPI_Win_post
-int TMPI_unsupported_MPI_Win_post() __attribute__((error("MPI_Win_post is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_post(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_post is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_post TMPI_unsupported_MPI_Win_post
 #endif
 #ifndef MPI_Win_set_attr
-int TMPI_unsupported_MPI_Win_set_attr() __attribute__((error("MPI_Win_set_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_set_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_set_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_set_attr TMPI_unsupported_MPI_Win_set_attr
 #endif
 #ifndef MPI_Win_set_errhandler
-int TMPI_unsupported_MPI_Win_set_errhandler() __attribute__((error("MPI_Win_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_set_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_set_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_set_errhandler TMPI_unsupported_MPI_Win_set_errhandler
 #endif
 #ifndef MPI_Win_set_info
-int TMPI_unsupported_MPI_Win_set_info() __attribute__((error("MPI_Win_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_set_info TMPI_unsupported_MPI_Win_set_info
 #endif
 #ifndef MPI_Win_set_name
-int TMPI_unsupported_MPI_Win_set_name() __attribute__((error("MPI_Win_set_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_set_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_set_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_set_name TMPI_unsupported_MPI_Win_set_name
 #endif
 #ifndef MPI_Win_shared_query
-int TMPI_unsupported_MPI_Win_shared_query() __attribute__((error("MPI_Win_shared_query is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_shared_query(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_shared_query is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_shared_query TMPI_unsupported_MPI_Win_shared_query
 #endif
 #ifndef MPI_Win_shared_query_c
-int TMPI_unsupported_MPI_Win_shared_query_c() __attribute__((error("MPI_Win_shared_query_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_shared_query_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_shared_query_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_shared_query_c TMPI_unsupported_MPI_Win_shared_query_c
 #endif
 #ifndef MPI_Win_start
-int TMPI_unsupported_MPI_Win_start() __attribute__((error("MPI_Win_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_start(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_start is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_start TMPI_unsupported_MPI_Win_start
 #endif
 #ifndef MPI_Win_sync
-int TMPI_unsupported_MPI_Win_sync() __attribute__((error("MPI_Win_sync is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_sync(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_sync is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_sync TMPI_unsupported_MPI_Win_sync
 #endif
 #ifndef MPI_Win_test
-int TMPI_unsupported_MPI_Win_test() __attribute__((error("MPI_Win_test is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_test(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_test is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_test TMPI_unsupported_MPI_Win_test
 #endif
 #ifndef MPI_Win_unlock
-int TMPI_unsupported_MPI_Win_unlock() __attribute__((error("MPI_Win_unlock is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_unlock(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_unlock is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_unlock TMPI_unsupported_MPI_Win_unlock
 #endif
 #ifndef MPI_Win_unlock_all
-int TMPI_unsupported_MPI_Win_unlock_all() __attribute__((error("MPI_Win_unlock_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_unlock_all(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_unlock_all is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_unlock_all TMPI_unsupported_MPI_Win_unlock_all
 #endif
 #ifndef MPI_Win_wait
-int TMPI_unsupported_MPI_Win_wait() __attribute__((error("MPI_Win_wait is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
+int TMPI_unsupported_MPI_Win_wait(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_wait is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Win_wait TMPI_unsupported_MPI_Win_wait
 #endif
 #ifndef MPI_Wtick
@@ -2080,6 +2089,8 @@ int TMPI_unsupported_MPI_Win_wait() __attribute__((error("MPI_Win_wait is not su
 #ifndef MPI_Wtime
 #define MPI_Wtime TMPI_Wtime
 #endif
+#ifndef __cplusplus
 #pragma GCC diagnostic pop
+#endif
 
 #endif

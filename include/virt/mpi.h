@@ -14,12 +14,19 @@
 #include "../tmpi.h"
 #include "gen_names.h"
 
-/* The program's main, whatever its parameters: declared without them so
-   that both int main(void) and int main(int, char **) agree with it. */
+/* The program's main, whatever its parameters: in C declared without them
+   so that both int main(void) and int main(int, char **) agree with it; in
+   C++ (tandem c++) int main(int, char **) gets C's linkage from this
+   declaration, and int main() stays a C++ function that the process's main
+   finds by its mangled name (src/virt/main.c). */
+#ifdef __cplusplus
+extern "C" int TMPI_Main(int, char **);
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
 int TMPI_Main();
 #pragma GCC diagnostic pop
+#endif
 #define main TMPI_Main
 
 #endif

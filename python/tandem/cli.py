@@ -1130,6 +1130,22 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
     cc.set_defaults(func=virt.command_cc)
 
+    cxx = sub.add_parser(
+        "c++",
+        help="compile a plain MPI C++ program against the virtual-rank runtime",
+        description="tandem cc for C++ sources, with the MPI's C++ compiler (mpicxx): the "
+        "program's main and MPI_* calls unchanged; the MPI's C++ bindings (MPI::, removed in "
+        "MPI 3.0) are left out.",
+        epilog="example: tandem c++ --mpi openmpi app.cpp -O2 -o app && tandem run --virtual 4 "
+        "./app",
+    )
+    cxx.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
+    )
+    cxx.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    cxx.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
+    cxx.set_defaults(func=virt.command_cxx)
+
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     add_rank_options(exe, "")
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")

@@ -29,7 +29,14 @@ from .launch import (
 )
 
 COMPILER = {"Open MPI": "mpicc.openmpi", "MPICH": "mpicc.mpich"}
-SOURCE = re.compile(r".*\.(c|i)$")
+CXX_COMPILER = {"Open MPI": "mpicxx.openmpi", "MPICH": "mpicxx.mpich"}
+SOURCE = re.compile(r".*\.(c|i|cc|cpp|cxx|C|c\+\+|ii)$")
+# The real mpi.h must not bring its C++ bindings (removed from MPI 3.0):
+# they would call the real MPI, under names Tandem's header maps.
+CXX_FLAGS = ["-DOMPI_SKIP_MPICXX", "-DMPICH_SKIP_MPICXX"]
+# Written data that C++'s runtime owns, not the program: <iostream>'s
+# initialiser object.
+CXX_RUNTIME_OWN = ("_ZStL8__ioinit",)
 # nm's letters of writable data: initialised (D, d) and zeroed (B, b).
 WRITABLE = re.compile(r"^\S*\s+([DdBb])\s+(\S+)$")
 VIRT_LIBRARY = "libtandem-virt.so"
@@ -49,8 +56,8 @@ def virt_build(builds: list[Build], mpi: str | None) -> Build:
     )
 
 
-def compiler_of(build: Build) -> str:
-    name = COMPILER.get(build.family, "mpicc")
+def compiler_of(build: Build, cxx: bool = False) -> str:
+    name = (CXX_COMPILER if cxx else COMPILER).get(build.family, "mpicxx" if cxx else "mpicc")
     if shutil.which(name) is None:
         raise TandemError(f"{name}, the compiler of {build.family}, is not installed")
     return name
@@ -67,7 +74,7 @@ def written_globals(objects: list[Path]) -> dict[Path, list[str]]:
         names = [
             readable(m.group(2))
             for line in result.stdout.splitlines()
-            if (m := WRITABLE.match(line))
+            if (m := WRITABLE.match(line)) and not m.group(2).startswith(CXX_RUNTIME_OWN)
         ]
         if names:
             found[obj] = sorted(set(names))
@@ -76,15 +83,20 @@ def written_globals(objects: list[Path]) -> dict[Path, list[str]]:
 
 def readable(symbol: str) -> str:
     """A variable as the program names it: GCC calls a function's static
-    variable x x.0."""
+    variable x x.0; a C++ name is demangled."""
     local = re.match(r"^(\w+)\.\d+$", symbol)
-    return f"{local.group(1)} (static, in a function)" if local else symbol
+    if local:
+        return f"{local.group(1)} (static, in a function)"
+    if symbol.startswith("_Z") and shutil.which("c++filt"):
+        done = subprocess.run(["c++filt", symbol], capture_output=True, text=True, check=False)
+        return done.stdout.strip() or symbol
+    return symbol
 
 
-def warn_globals(found: dict[Path, list[str]], names: dict[Path, str]) -> None:
+def warn_globals(found: dict[Path, list[str]], names: dict[Path, str], me: str) -> None:
     for obj, variables in found.items():
         print(
-            f"tandem cc: warning: {names.get(obj, obj.name)}: written global or static "
+            f"{me}: warning: {names.get(obj, obj.name)}: written global or static "
             f"variables, shared by all the virtual ranks of a process: {', '.join(variables)}",
             file=sys.stderr,
         )
@@ -115,16 +127,23 @@ def split_arguments(words: list[str]) -> tuple[list[str], list[str], list[str], 
     return sources, inputs, flags, output, compile_only
 
 
-def command_cc(args: argparse.Namespace) -> int:
+def command_cxx(args: argparse.Namespace) -> int:
+    """tandem c++: as tandem cc, with the MPI's C++ compiler."""
+    return command_cc(args, cxx=True)
+
+
+def command_cc(args: argparse.Namespace, cxx: bool = False) -> int:
+    me = "tandem c++" if cxx else "tandem cc"
     words = list(args.arguments)
     if words and words[0] == "--":
         words = words[1:]
     if not words:
-        raise TandemError("tandem cc: no source file given (tandem cc [--mpi M] app.c -o app)")
+        example = "app.cpp" if cxx else "app.c"
+        raise TandemError(f"{me}: no source file given ({me} [--mpi M] {example} -o app)")
     build = virt_build(load_builds(Path(args.builds)), args.mpi)
-    compiler = compiler_of(build)
+    compiler = compiler_of(build, cxx)
     include = repository_root() / "include"
-    compile_flags = [f"-I{include / 'virt'}", f"-I{include}"]
+    compile_flags = [f"-I{include / 'virt'}", f"-I{include}", *(CXX_FLAGS if cxx else [])]
     link_flags = [
         str(build.directory / "libtandem-virt-main.a"),
         f"-L{build.directory}",
@@ -133,7 +152,7 @@ def command_cc(args: argparse.Namespace) -> int:
     ]
     sources, inputs, flags, output, compile_only = split_arguments(words)
     if not sources and not inputs:
-        raise TandemError("tandem cc: no source or object file given")
+        raise TandemError(f"{me}: no source or object file given")
 
     def run(command: list[str]) -> int:
         if args.verbose:
@@ -157,7 +176,7 @@ def command_cc(args: argparse.Namespace) -> int:
             if given.endswith(".o"):
                 objects.append(Path(given))
                 names[Path(given)] = given
-        warn_globals(written_globals(objects), names)
+        warn_globals(written_globals(objects), names, me)
         if compile_only:
             return 0
         out = ["-o", output] if output else []

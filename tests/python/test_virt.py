@@ -134,3 +134,36 @@ def test_run_virtual_on_hosts_refuses_a_process_count_that_is_not_one_per_host(t
     assert "-n 3 with --hosts 2 and --virtual: one process per host; give -n 2" in wrong.stderr
     unshaped = tandem_cli("run", "--link", "1gbit", "--virtual", "2", str(program))
     assert unshaped.returncode == 2 and "give --hosts H too" in unshaped.stderr
+
+
+def test_a_plain_cxx_program_runs_as_virtual_ranks(mpi, tmp_path):
+    """tandem c++: a C++ program (main with and without parameters) runs as
+    virtual ranks; an unsupported call stops the compilation naming it, as
+    in C; <iostream>'s own initialiser is not warned of as a global."""
+    program = tmp_path / "hello"
+    source = ROOT / "tests" / "cxx" / "virt_hello.cpp"
+    built = tandem_cli("c++", "--mpi", mpi, str(source), "-O2", "-o", str(program))
+    assert built.returncode == 0, built.stderr
+    assert "warning" not in built.stderr
+    run = tandem_cli("run", "--cores", "1", "--virtual", "4", str(program))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "ranks 4 sum 6\n"
+    bare = tmp_path / "bare.cpp"
+    bare.write_text(
+        "#include <mpi.h>\n#include <cstdio>\nint main()\n{\n    MPI_Init(nullptr, nullptr);\n"
+        "    int size;\n    MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+        '    std::printf("%d\\n", size);\n    return MPI_Finalize();\n}\n'
+    )
+    assert tandem_cli("c++", "--mpi", mpi, str(bare), "-o", str(tmp_path / "bare")).returncode == 0
+    run = tandem_cli("run", "-q", "--cores", "1", "--virtual", "2", str(tmp_path / "bare"))
+    assert run.returncode == 0 and run.stdout == "2\n2\n", run.stderr
+    unsupported = tmp_path / "unsupported.cpp"
+    unsupported.write_text(
+        "#include <mpi.h>\nint main(int argc, char **argv)\n{\n    MPI_Init(&argc, &argv);\n"
+        "    int x = 0;\n"
+        "    MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, MPI_WIN_NULL);\n"
+        "    return MPI_Finalize();\n}\n"
+    )
+    refused = tandem_cli("c++", "--mpi", mpi, str(unsupported), "-o", str(tmp_path / "u"))
+    assert refused.returncode != 0
+    assert "MPI_Accumulate is not supported by Tandem's virtual ranks yet" in refused.stderr
