@@ -148,6 +148,10 @@ static int auto_progress(char *reason, size_t size)
                  world, cpus, omp ? " beside OMP_NUM_THREADS=" : "", omp ? omp : "");
         return TDM_PROGRESS_PROXY;
     }
+    if (local >= world && world < 2) {
+        snprintf(reason, size, "off: the job has one rank, with no peer to exchange messages with");
+        return TDM_PROGRESS_OFF;
+    }
     if (local >= world) {
         snprintf(reason, size,
                  "off: all %d ranks run on this host, where the MPI library's shared memory "

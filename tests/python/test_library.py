@@ -96,6 +96,9 @@ def test_auto_progress_on_one_host_takes_a_thread_only_with_a_spare_cpu_per_rank
     assert hybrid.returncode == 0, hybrid.stderr
     assert "TANDEM_PROGRESS=auto: off: all 2 ranks run on this host" in hybrid.stderr
     assert "leave no spare one per rank" in hybrid.stderr
+    alone = launch(build, 1, [program], env={"TANDEM_VERBOSE": "1"})
+    assert alone.returncode == 0, alone.stderr
+    assert "TANDEM_PROGRESS=auto: off: the job has one rank, with no peer" in alone.stderr
 
 
 # The launcher's variables that say how many ranks run on this host.
