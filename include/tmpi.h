@@ -51,6 +51,13 @@ TMPI_EXPORT int TMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_G
 TMPI_EXPORT int TMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                            MPI_Group group2, int ranks2[]);
 TMPI_EXPORT int TMPI_Group_free(MPI_Group *group);
+TMPI_EXPORT int TMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+TMPI_EXPORT int TMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+TMPI_EXPORT int TMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 
 TMPI_EXPORT int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm);

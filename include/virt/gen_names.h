@@ -262,8 +262,7 @@ int TMPI_unsupported_MPI_Comm_create_from_group(TMPI_ANY_ARGUMENTS) __attribute_
 #define MPI_Comm_create_from_group TMPI_unsupported_MPI_Comm_create_from_group
 #endif
 #ifndef MPI_Comm_create_group
-int TMPI_unsupported_MPI_Comm_create_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_create_group TMPI_unsupported_MPI_Comm_create_group
+#define MPI_Comm_create_group TMPI_Comm_create_group
 #endif
 #ifndef MPI_Comm_create_keyval
 int TMPI_unsupported_MPI_Comm_create_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -878,12 +877,10 @@ int TMPI_unsupported_MPI_Grequest_start(TMPI_ANY_ARGUMENTS) __attribute__((error
 #define MPI_Grequest_start TMPI_unsupported_MPI_Grequest_start
 #endif
 #ifndef MPI_Group_compare
-int TMPI_unsupported_MPI_Group_compare(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_compare TMPI_unsupported_MPI_Group_compare
+#define MPI_Group_compare TMPI_Group_compare
 #endif
 #ifndef MPI_Group_difference
-int TMPI_unsupported_MPI_Group_difference(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_difference is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_difference TMPI_unsupported_MPI_Group_difference
+#define MPI_Group_difference TMPI_Group_difference
 #endif
 #ifndef MPI_Group_excl
 #define MPI_Group_excl TMPI_Group_excl
@@ -899,16 +896,13 @@ int TMPI_unsupported_MPI_Group_from_session_pset(TMPI_ANY_ARGUMENTS) __attribute
 #define MPI_Group_incl TMPI_Group_incl
 #endif
 #ifndef MPI_Group_intersection
-int TMPI_unsupported_MPI_Group_intersection(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_intersection is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_intersection TMPI_unsupported_MPI_Group_intersection
+#define MPI_Group_intersection TMPI_Group_intersection
 #endif
 #ifndef MPI_Group_range_excl
-int TMPI_unsupported_MPI_Group_range_excl(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_range_excl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_range_excl TMPI_unsupported_MPI_Group_range_excl
+#define MPI_Group_range_excl TMPI_Group_range_excl
 #endif
 #ifndef MPI_Group_range_incl
-int TMPI_unsupported_MPI_Group_range_incl(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_range_incl is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_range_incl TMPI_unsupported_MPI_Group_range_incl
+#define MPI_Group_range_incl TMPI_Group_range_incl
 #endif
 #ifndef MPI_Group_rank
 #define MPI_Group_rank TMPI_Group_rank
@@ -920,8 +914,7 @@ int TMPI_unsupported_MPI_Group_range_incl(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Group_translate_ranks TMPI_Group_translate_ranks
 #endif
 #ifndef MPI_Group_union
-int TMPI_unsupported_MPI_Group_union(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Group_union is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Group_union TMPI_unsupported_MPI_Group_union
+#define MPI_Group_union TMPI_Group_union
 #endif
 #ifndef MPI_Iallgather
 #define MPI_Iallgather TMPI_Iallgather

@@ -679,6 +679,117 @@ int TMPI_Group_free(MPI_Group *handle)
     return MPI_SUCCESS;
 }
 
+/* MPI_Group_union ('how' 0), _intersection (1) and _difference (2), in
+   MPI's order: the first group's members in its order, then (union) the
+   second's that the first lacks, in the second's order. */
+static int combine(const char *call, MPI_Group handle1, MPI_Group handle2, int how, MPI_Group *out)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    group a, b;
+    if (group_of(handle1, &a) != 0 || group_of(handle2, &b) != 0)
+        return bad_group(call);
+    int *world = malloc(sizeof *world * ((size_t)a.size + (size_t)b.size + 1));
+    if (!world)
+        return fail(self, 0, MPI_ERR_NO_MEM, call);
+    int size = 0;
+    for (int i = 0; i < a.size; i++) {
+        int in_b = rank_in(&b, a.world[i]) != MPI_UNDEFINED;
+        if (how == 0 || (how == 1) == in_b)
+            world[size++] = a.world[i];
+    }
+    for (int i = 0; how == 0 && i < b.size; i++)
+        if (rank_in(&a, b.world[i]) == MPI_UNDEFINED)
+            world[size++] = b.world[i];
+    return fail(self, 0, group_new(size, world, out), call);
+}
+
+int TMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return combine("MPI_Group_union", group1, group2, 0, newgroup);
+}
+
+int TMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return combine("MPI_Group_intersection", group1, group2, 1, newgroup);
+}
+
+int TMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+{
+    return combine("MPI_Group_difference", group1, group2, 2, newgroup);
+}
+
+int TMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+{
+    group a, b;
+    if (group_of(group1, &a) != 0 || group_of(group2, &b) != 0)
+        return bad_group("MPI_Group_compare");
+    int same_order = a.size == b.size, same_members = a.size == b.size;
+    for (int i = 0; same_members && i < a.size; i++) {
+        same_order &= a.world[i] == b.world[i];
+        same_members &= rank_in(&b, a.world[i]) != MPI_UNDEFINED;
+    }
+    *result = same_order ? MPI_IDENT : same_members ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Group_range_incl ('exclude' 0) and _range_excl: the ranks of the
+   triplets (first, last, stride), in their order, through incl_excl. */
+static int range_incl_excl(const char *call, MPI_Group handle, int n, int ranges[][3], int exclude,
+                           MPI_Group *out)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    group g;
+    if (group_of(handle, &g) != 0)
+        return bad_group(call);
+    if (n < 0)
+        return fail(self, 0, MPI_ERR_ARG, call);
+    /* Each rank at most once, so no more than the group's size in all. */
+    int *ranks = malloc(sizeof *ranks * ((size_t)g.size + 1));
+    if (!ranks)
+        return fail(self, 0, MPI_ERR_NO_MEM, call);
+    int count = 0, err = MPI_SUCCESS;
+    for (int i = 0; i < n && err == MPI_SUCCESS; i++) {
+        int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+        if (stride == 0 || first < 0 || first >= g.size || last < 0 || last >= g.size) {
+            err = stride == 0 ? MPI_ERR_ARG : MPI_ERR_RANK;
+            break;
+        }
+        for (long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+            if (count == g.size) {
+                err = MPI_ERR_RANK; /* a rank twice: incl_excl would say so */
+                break;
+            }
+            ranks[count++] = (int)r;
+        }
+    }
+    if (err != MPI_SUCCESS) {
+        free(ranks);
+        return fail(self, 0, err, call);
+    }
+    err = incl_excl(call, handle, count, ranks, exclude, out);
+    free(ranks);
+    return err;
+}
+
+int TMPI_Group_range_incl(MPI_Group group_handle, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_incl_excl("MPI_Group_range_incl", group_handle, n, ranges, 0, newgroup);
+}
+
+int TMPI_Group_range_excl(MPI_Group group_handle, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return range_incl_excl("MPI_Group_range_excl", group_handle, n, ranges, 1, newgroup);
+}
+
+/* The rank in 'comm' of world rank 'world', or -1. */
+static int comm_rank_of(const tdm_virt_comm *comm, int world)
+{
+    for (int r = 0; r < comm->size; r++)
+        if (tdm_virt_comm_world_rank(comm, r) == world)
+            return r;
+    return -1;
+}
+
 /* MPI_Comm_create: MPI_Comm_split with the group's members as one color,
    ordered by their rank in the group, and every other rank undefined. */
 int TMPI_Comm_create(MPI_Comm handle, MPI_Group group_handle, MPI_Comm *newcomm)
@@ -699,6 +810,70 @@ int TMPI_Comm_create(MPI_Comm handle, MPI_Group group_handle, MPI_Comm *newcomm)
     int key = rank_in(&g, self->world);
     return split(self, slot_, key == MPI_UNDEFINED ? MPI_UNDEFINED : 0, key, newcomm,
                  "MPI_Comm_create");
+}
+
+/* MPI_Comm_create_group: collective over the group's members only (the
+   communicator's other ranks do not call it). The group's rank 0 takes a
+   context and sends it to every other member on the communicator's
+   collective context with a negative tag made of 'tag' (collectives use
+   tags from 0 up, so neither takes the other's messages); the new
+   communicator is the group, in its order. A rank outside the group gets
+   MPI_COMM_NULL. */
+int TMPI_Comm_create_group(MPI_Comm handle, MPI_Group group_handle, int tag, MPI_Comm *newcomm)
+{
+    const char *call = "MPI_Comm_create_group";
+    GET_COMM(call, handle);
+    int errors_return = comm->errors_return; /* comm moves when the table grows */
+    group g;
+    if (group_of(group_handle, &g) != 0)
+        return fail(self, comm->errors_return, MPI_ERR_GROUP, call);
+    if (tag < 0)
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    for (int i = 0; i < g.size; i++)
+        if (comm_rank_of(comm, g.world[i]) < 0)
+            return fail(self, comm->errors_return, MPI_ERR_GROUP,
+                        "MPI_Comm_create_group (the group is not part of the communicator)");
+    int me = rank_in(&g, self->world);
+    if (me == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int members_tag = -2 - (tag & 0x3fffffff), context = 0, stride, err = MPI_SUCCESS;
+    int root = comm_rank_of(comm, g.world[0]);
+    if (me == 0) {
+        tdm_virt_comm_new_contexts(1, &context, &stride);
+        for (int i = 1; i < g.size && err == MPI_SUCCESS; i++) {
+            tdm_virt_request own, *req = &own;
+            tdm_virt_request_init(&own, self, -1);
+            err = tdm_virt_send(self, &context, 1, MPI_INT, g.world[i], comm->context + 1,
+                                comm->rank, members_tag, 0, &req);
+            if (err == MPI_SUCCESS)
+                tdm_virt_request_wait(self, req, call, comm_rank_of(comm, g.world[i]), tag);
+        }
+    } else {
+        tdm_virt_request own, *req = &own;
+        tdm_virt_request_init(&own, self, -1);
+        err =
+            tdm_virt_irecv(self, &context, 1, MPI_INT, comm->context + 1, root, members_tag, &req);
+        if (err == MPI_SUCCESS) {
+            tdm_virt_request_wait(self, req, call, root, tag);
+            err = req->status_error;
+        }
+    }
+    int *members = err == MPI_SUCCESS ? malloc(sizeof *members * (size_t)g.size) : NULL;
+    if (err == MPI_SUCCESS && !members)
+        err = MPI_ERR_NO_MEM;
+    if (err != MPI_SUCCESS)
+        return fail(self, comm->errors_return, err, call);
+    memcpy(members, g.world, sizeof *members * (size_t)g.size);
+    int slot = tdm_virt_comm_add(self->local, context, g.size, me, members);
+    if (slot < 0) {
+        free(members);
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    }
+    tdm_virt_comm_get(self->local, slot)->errors_return = errors_return;
+    *newcomm = comm_handle(slot);
+    return MPI_SUCCESS;
 }
 
 int TMPI_Comm_free(MPI_Comm *handle)

@@ -6,6 +6,58 @@
  */
 #include "virt_testlib.h"
 
+/* The world ranks of g's members, in its order, as one number (base 10,
+   each plus 1), and its size times 100 plus this rank's rank in it (99
+   where it is not a member). */
+static long members(MPI_Group g, MPI_Group world, long *size_rank)
+{
+    int n, me, w;
+    MPI_Group_size(g, &n);
+    MPI_Group_rank(g, &me);
+    long digits = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Group_translate_ranks(g, 1, &i, world, &w);
+        digits = digits * 10 + w + 1;
+    }
+    *size_rank = n * 100 + (me == MPI_UNDEFINED ? 99 : me);
+    return digits;
+}
+
+static char comparison(MPI_Group a, MPI_Group b)
+{
+    int result;
+    MPI_Group_compare(a, b, &result);
+    return result == MPI_IDENT     ? 'I'
+           : result == MPI_SIMILAR ? 'S'
+           : result == MPI_UNEQUAL ? 'U'
+                                   : '?';
+}
+
+/* A communicator of g made by its members alone: its rank, size, the sum
+   of its members' world ranks and its rank 0's world rank. */
+static void create_group(int rank, int size, MPI_Group g, int tag, const char *what)
+{
+    long got[4] = {-1, -1, -1, -1};
+    int me;
+    MPI_Group_rank(g, &me);
+    if (me != MPI_UNDEFINED) {
+        MPI_Comm c;
+        MPI_Comm_create_group(MPI_COMM_WORLD, g, tag, &c);
+        int cr, cs, root = rank;
+        MPI_Comm_rank(c, &cr);
+        MPI_Comm_size(c, &cs);
+        long mine = rank, sum = 0;
+        MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, c);
+        MPI_Bcast(&root, 1, MPI_INT, 0, c);
+        got[0] = cr;
+        got[1] = cs;
+        got[2] = sum;
+        got[3] = root;
+        MPI_Comm_free(&c);
+    }
+    print_all(rank, size, what, got, 4);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -97,6 +149,57 @@ int main(int argc, char **argv)
     print_all(rank, size, "split group (size, its rank 0 in the world, empty)", split, 3);
     MPI_Group_free(&hg);
     MPI_Comm_free(&half);
+
+    /* Union, intersection and difference of the reversed evens and the
+       rest, compared; ranges included and excluded. */
+    MPI_Group uni, inter, diff, odd_down, no_odds, both;
+    MPI_Group_union(evens, rest, &uni);
+    MPI_Group_intersection(evens, rest, &inter);
+    MPI_Group_difference(rest, evens, &diff);
+    int down[1][3] = {{size - 1, 0, -1}};
+    int odds[1][3] = {{1, size - 1, 2}};
+    MPI_Group_range_incl(world, 1, down, &odd_down);
+    int no_range[1][3] = {{0, 0, 1}};
+    if (size > 1)
+        MPI_Group_range_excl(world, 1, odds, &no_odds);
+    else
+        MPI_Group_range_excl(world, 0, no_range, &no_odds);
+    /* The evens up, then the odds down. */
+    int two[2][3] = {{0, size - 1, 2}, {size - 1 - (size % 2), 1, -2}};
+    if (size > 1)
+        MPI_Group_range_incl(world, 2, two, &both);
+    else
+        MPI_Group_range_incl(world, 1, two, &both);
+    MPI_Group made_groups[6] = {uni, inter, diff, odd_down, no_odds, both};
+    long digits[6], size_rank[6];
+    for (int i = 0; i < 6; i++)
+        digits[i] = members(made_groups[i], world, &size_rank[i]);
+    print_longs(rank,
+                "union, intersection, difference, range_incl down, range_excl odds, two ranges",
+                digits, 6);
+    print_all(rank, size, "their sizes and this rank's ranks", size_rank, 6);
+    if (rank == 0)
+        printf("compare: world-world %c, world-union %c, evens-range_excl %c, evens-rest %c, "
+               "world-range_incl down %c\n",
+               comparison(world, world), comparison(world, uni), comparison(evens, no_odds),
+               comparison(evens, rest), comparison(world, odd_down));
+
+    /* Communicators made by their group's members alone: all but 0 in
+       reverse order, and the evens (a rank in both makes them in order). */
+    MPI_Group rest_down;
+    int rd[1][3] = {{size - 1, 1, -1}};
+    if (size > 1)
+        MPI_Group_range_incl(world, 1, rd, &rest_down);
+    else
+        rest_down = MPI_GROUP_EMPTY;
+    create_group(rank, size, rest_down, 7,
+                 "comm_create_group all but 0 reversed (rank, size, sum, root)");
+    create_group(rank, size, evens, 7, "comm_create_group evens reversed (rank, size, sum, root)");
+    if (rest_down != MPI_GROUP_EMPTY)
+        MPI_Group_free(&rest_down);
+    for (int i = 0; i < 6; i++)
+        if (made_groups[i] != MPI_GROUP_EMPTY)
+            MPI_Group_free(&made_groups[i]);
 
     MPI_Group_free(&evens);
     MPI_Group_free(&rest);
