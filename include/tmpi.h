@@ -157,6 +157,15 @@ TMPI_EXPORT int TMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], con
                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request *request);
+TMPI_EXPORT int TMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               const MPI_Datatype sendtypes[], void *recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf,
+                                const int recvcounts[], const int rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Request *request);
 TMPI_EXPORT int TMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm);
 TMPI_EXPORT int TMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

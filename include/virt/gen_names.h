@@ -114,8 +114,7 @@ int TMPI_unsupported_MPI_Alltoallv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Alltoallv_init_c TMPI_unsupported_MPI_Alltoallv_init_c
 #endif
 #ifndef MPI_Alltoallw
-int TMPI_unsupported_MPI_Alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoallw TMPI_unsupported_MPI_Alltoallw
+#define MPI_Alltoallw TMPI_Alltoallw
 #endif
 #ifndef MPI_Alltoallw_c
 int TMPI_unsupported_MPI_Alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -952,8 +951,7 @@ int TMPI_unsupported_MPI_Ialltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("
 #define MPI_Ialltoallv_c TMPI_unsupported_MPI_Ialltoallv_c
 #endif
 #ifndef MPI_Ialltoallw
-int TMPI_unsupported_MPI_Ialltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ialltoallw TMPI_unsupported_MPI_Ialltoallw
+#define MPI_Ialltoallw TMPI_Ialltoallw
 #endif
 #ifndef MPI_Ialltoallw_c
 int TMPI_unsupported_MPI_Ialltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ialltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

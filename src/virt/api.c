@@ -1730,6 +1730,29 @@ int TMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     return collective(self, comm, err, req, request, "MPI_Ialltoallv");
 }
 
+int TMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm handle)
+{
+    GET_COMM("MPI_Alltoallw", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallw(self, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                 recvcounts, rdispls, recvtypes, NULL);
+    return collective(self, comm, err, req, NULL, "MPI_Alltoallw");
+}
+
+int TMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM("MPI_Ialltoallw", handle);
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_alltoallw(self, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                 recvcounts, rdispls, recvtypes, &req);
+    return collective(self, comm, err, req, request, "MPI_Ialltoallw");
+}
+
 int TMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm handle)
 {

@@ -747,6 +747,42 @@ int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
     return finish_build(self, s, out);
 }
 
+/* Alltoallw: as alltoallv's schedule, with each block's own datatype and
+   its displacement in bytes. */
+static void build_alltoallw(tdm_virt_sched *s, const void *sendbuf, const int *sendcounts,
+                            const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
+                            const int *recvcounts, const int *rdispls,
+                            const MPI_Datatype *recvtypes)
+{
+    int n = s->size, me = s->rank;
+    for (int r = 0; r < n; r++)
+        if (r != me)
+            add_recv(s, (char *)recvbuf + rdispls[r], recvcounts[r], recvtypes[r], r);
+    for (int i = 1; i <= n; i++) {
+        int r = (me + i) % n;
+        const char *from = (const char *)sendbuf + sdispls[r];
+        if (r != me)
+            add_send(s, from, sendcounts[r], sendtypes[r], r);
+        else
+            add_copy(s, from, sendcounts[r], sendtypes[r], (char *)recvbuf + rdispls[r],
+                     recvcounts[r], recvtypes[r]);
+    }
+}
+
+int tdm_virt_alltoallw(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       const MPI_Datatype *recvtypes, tdm_virt_request **out)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
+    tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoallw" : "MPI_Alltoallw");
+    if (s)
+        build_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes);
+    return finish_build(self, s, out);
+}
+
 int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
                   int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out)
 {

@@ -50,6 +50,12 @@ int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
                        const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
                        void *recvbuf, const int *recvcounts, const int *rdispls,
                        MPI_Datatype recvtype, tdm_virt_request **out);
+/* Alltoallw: a count, a displacement in bytes and a datatype per rank,
+   each side. */
+int tdm_virt_alltoallw(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,
+                       const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes,
+                       void *recvbuf, const int *recvcounts, const int *rdispls,
+                       const MPI_Datatype *recvtypes, tdm_virt_request **out);
 int tdm_virt_scan(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf, void *recvbuf,
                   int count, MPI_Datatype type, MPI_Op op, int exclusive, tdm_virt_request **out);
 int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sendbuf,

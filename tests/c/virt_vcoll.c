@@ -6,6 +6,8 @@
  * 0 prints every result. No global variable is written: the virtual ranks
  * of a process share them.
  */
+#include <string.h>
+
 #include "virt_testlib.h"
 
 /* Blocking (nb 0) or nonblocking, then waited for. */
@@ -169,6 +171,69 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
     free(a2a_recv);
 }
 
+/* Alltoallw, blocking or not: the block from rank s to rank r holds
+   s + r + 1 items, ints where s + r is even, else longs, which r receives
+   into every other long (a resized type); displacements in bytes. */
+static void alltoallw(int rank, int size, int nb)
+{
+    MPI_Datatype spread;
+    MPI_Type_create_resized(MPI_LONG, 0, 2 * (MPI_Aint)sizeof(long), &spread);
+    MPI_Type_commit(&spread);
+    int *scounts = malloc(sizeof(int) * (size_t)size),
+        *sdispls = malloc(sizeof(int) * (size_t)size);
+    int *rcounts = malloc(sizeof(int) * (size_t)size),
+        *rdispls = malloc(sizeof(int) * (size_t)size);
+    MPI_Datatype *stypes = malloc(sizeof(MPI_Datatype) * (size_t)size),
+                 *rtypes = malloc(sizeof(MPI_Datatype) * (size_t)size);
+    int sbytes = 0, rbytes = 0;
+    for (int r = 0; r < size; r++) {
+        int n = rank + r + 1, even = (rank + r) % 2 == 0;
+        scounts[r] = rcounts[r] = n;
+        stypes[r] = even ? MPI_INT : MPI_LONG;
+        rtypes[r] = even ? MPI_INT : spread;
+        sdispls[r] = sbytes;
+        rdispls[r] = rbytes;
+        sbytes += n * (int)(even ? sizeof(int) : sizeof(long));
+        rbytes += n * (int)(even ? sizeof(int) : 2 * sizeof(long));
+    }
+    char *sendbuf = malloc((size_t)sbytes), *recvbuf = malloc((size_t)rbytes);
+    memset(recvbuf, 0xff, (size_t)rbytes);
+    for (int r = 0; r < size; r++)
+        for (int j = 0; j < scounts[r]; j++) {
+            long v = rank * 10000 + r * 100 + j;
+            if (stypes[r] == MPI_INT)
+                ((int *)(sendbuf + sdispls[r]))[j] = (int)v;
+            else
+                ((long *)(sendbuf + sdispls[r]))[j] = v;
+        }
+    MPI_Request req;
+    if (nb) {
+        MPI_Ialltoallw(sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes,
+                       MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Alltoallw(sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes,
+                      MPI_COMM_WORLD);
+    }
+    long digest = 0;
+    for (int s = 0; s < size; s++)
+        for (int j = 0; j < rcounts[s]; j++) {
+            long v = rtypes[s] == MPI_INT ? ((int *)(recvbuf + rdispls[s]))[j]
+                                          : ((long *)(recvbuf + rdispls[s]))[2 * j];
+            digest = (digest * 31 + v) % 1000003;
+        }
+    print_all(rank, size, nb ? "ialltoallw" : "alltoallw", &digest, 1);
+    MPI_Type_free(&spread);
+    free(scounts);
+    free(sdispls);
+    free(rcounts);
+    free(rdispls);
+    free(stypes);
+    free(rtypes);
+    free(sendbuf);
+    free(recvbuf);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -179,6 +244,8 @@ int main(int argc, char **argv)
     MPI_Op_create(affine, 0, &op);
     run(rank, size, 0, op);
     run(rank, size, 1, op);
+    alltoallw(rank, size, 0);
+    alltoallw(rank, size, 1);
     MPI_Op_free(&op);
     MPI_Finalize();
     return 0;
