@@ -92,6 +92,14 @@ TMPI_EXPORT int TMPI_Cancel(MPI_Request *request);
 TMPI_EXPORT int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
 TMPI_EXPORT int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 TMPI_EXPORT int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+TMPI_EXPORT int TMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                            MPI_Status *status);
+TMPI_EXPORT int TMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                             MPI_Status *status);
+TMPI_EXPORT int TMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                           MPI_Status *status);
+TMPI_EXPORT int TMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                            MPI_Request *request);
 
 TMPI_EXPORT int TMPI_Barrier(MPI_Comm comm);
 TMPI_EXPORT int TMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);

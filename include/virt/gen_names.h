@@ -997,12 +997,10 @@ int TMPI_unsupported_MPI_Igatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MP
 #define MPI_Igatherv_c TMPI_unsupported_MPI_Igatherv_c
 #endif
 #ifndef MPI_Improbe
-int TMPI_unsupported_MPI_Improbe(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Improbe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Improbe TMPI_unsupported_MPI_Improbe
+#define MPI_Improbe TMPI_Improbe
 #endif
 #ifndef MPI_Imrecv
-int TMPI_unsupported_MPI_Imrecv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Imrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Imrecv TMPI_unsupported_MPI_Imrecv
+#define MPI_Imrecv TMPI_Imrecv
 #endif
 #ifndef MPI_Imrecv_c
 int TMPI_unsupported_MPI_Imrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Imrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1219,12 +1217,10 @@ int TMPI_unsupported_MPI_Lookup_name(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Lookup_name TMPI_unsupported_MPI_Lookup_name
 #endif
 #ifndef MPI_Mprobe
-int TMPI_unsupported_MPI_Mprobe(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mprobe is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Mprobe TMPI_unsupported_MPI_Mprobe
+#define MPI_Mprobe TMPI_Mprobe
 #endif
 #ifndef MPI_Mrecv
-int TMPI_unsupported_MPI_Mrecv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mrecv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Mrecv TMPI_unsupported_MPI_Mrecv
+#define MPI_Mrecv TMPI_Mrecv
 #endif
 #ifndef MPI_Mrecv_c
 int TMPI_unsupported_MPI_Mrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Mrecv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

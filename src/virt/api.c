@@ -1388,12 +1388,75 @@ int TMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
+/* Messages that MPI_Mprobe or MPI_Improbe took, until their MPI_Mrecv or
+   MPI_Imrecv: handles MESSAGE_BASE plus a slot of one table of the process
+   (MPI_MESSAGE_NULL and MPI_MESSAGE_NO_PROC stay the real MPI's
+   constants). */
+#define MESSAGE_BASE ((uintptr_t)0x4e000000u)
+
+typedef struct {
+    tdm_virt_message *msg;
+    int errors_return; /* of the communicator it came on */
+} taken_message;
+
+static taken_message *messages;
+static int message_slots;
+static pthread_mutex_t message_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int message_new(tdm_virt_message *msg, int errors_return, MPI_Message *handle)
+{
+    pthread_mutex_lock(&message_lock);
+    int slot = 0;
+    while (slot < message_slots && messages[slot].msg)
+        slot++;
+    if (slot == message_slots) {
+        int more = message_slots ? 2 * message_slots : 64;
+        taken_message *grown = realloc(messages, sizeof *grown * (size_t)more);
+        if (!grown) {
+            pthread_mutex_unlock(&message_lock);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int i = message_slots; i < more; i++)
+            grown[i] = (taken_message){NULL, 0};
+        messages = grown;
+        message_slots = more;
+    }
+    messages[slot] = (taken_message){msg, errors_return};
+    pthread_mutex_unlock(&message_lock);
+    *handle = (MPI_Message)(MESSAGE_BASE + (uintptr_t)slot);
+    return MPI_SUCCESS;
+}
+
+/* The message of 'handle' (taken out of the table with 'remove'), or NULL. */
+static tdm_virt_message *message_of(MPI_Message handle, int remove, int *errors_return)
+{
+    uintptr_t h = (uintptr_t)handle;
+    if (h < MESSAGE_BASE || h >= MESSAGE_BASE + HANDLE_SPAN)
+        return NULL;
+    int slot = (int)(h - MESSAGE_BASE);
+    tdm_virt_message *msg = NULL;
+    pthread_mutex_lock(&message_lock);
+    if (slot < message_slots && messages[slot].msg) {
+        msg = messages[slot].msg;
+        *errors_return = messages[slot].errors_return;
+        if (remove)
+            messages[slot].msg = NULL;
+    }
+    pthread_mutex_unlock(&message_lock);
+    return msg;
+}
+
+/* MPI_Probe, MPI_Iprobe ('block' 0) and, with 'message' not NULL, their
+   matched forms MPI_Mprobe and MPI_Improbe, which take the message out of
+   the queue. */
 static int probe(const char *call, int source, int tag, MPI_Comm handle, int block, int *flag,
-                 MPI_Status *status)
+                 MPI_Message *message, MPI_Status *status)
 {
     GET_COMM(call, handle);
     if (source == MPI_PROC_NULL) {
         *flag = 1;
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
         if (status != MPI_STATUS_IGNORE) {
             empty_status(status);
             status->MPI_SOURCE = MPI_PROC_NULL;
@@ -1402,15 +1465,32 @@ static int probe(const char *call, int source, int tag, MPI_Comm handle, int blo
     }
     if (source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size))
         return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0 && tag != MPI_ANY_TAG)
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
     int found, from, with_tag;
     size_t bytes;
-    int err =
-        tdm_virt_probe(self, comm->context, source, tag, block, &found, &from, &with_tag, &bytes);
+    tdm_virt_message *taken = NULL;
+    tdm_virt_message **take = message ? &taken : NULL;
+    int err = tdm_virt_probe(self, call, comm->context, source, tag, block, &found, &from,
+                             &with_tag, &bytes, take);
     if (err != MPI_SUCCESS)
         return fail(self, comm->errors_return, err, call);
     if (!found && !block) {
         tdm_virt_yield(self);
-        err = tdm_virt_probe(self, comm->context, source, tag, 0, &found, &from, &with_tag, &bytes);
+        err = tdm_virt_probe(self, call, comm->context, source, tag, 0, &found, &from, &with_tag,
+                             &bytes, take);
+    }
+    if (found && message) {
+        err = message_new(taken, comm->errors_return, message);
+        if (err != MPI_SUCCESS) {
+            /* Received into nothing, so that the sender is not left waiting. */
+            tdm_virt_request own, *req = &own;
+            tdm_virt_request_init(&own, self, -1);
+            tdm_virt_mrecv(self, taken, NULL, 0, MPI_BYTE, &req);
+            return fail(self, comm->errors_return, err, call);
+        }
+    } else if (message) {
+        *message = MPI_MESSAGE_NULL;
     }
     *flag = found;
     if (found && status != MPI_STATUS_IGNORE) {
@@ -1426,12 +1506,78 @@ static int probe(const char *call, int source, int tag, MPI_Comm handle, int blo
 int TMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag;
-    return probe("MPI_Probe", source, tag, comm, 1, &flag, status);
+    return probe("MPI_Probe", source, tag, comm, 1, &flag, NULL, status);
 }
 
 int TMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return probe("MPI_Iprobe", source, tag, comm, 0, flag, status);
+    return probe("MPI_Iprobe", source, tag, comm, 0, flag, NULL, status);
+}
+
+int TMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    int flag;
+    return probe("MPI_Mprobe", source, tag, comm, 1, &flag, message, status);
+}
+
+int TMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return probe("MPI_Improbe", source, tag, comm, 0, flag, message, status);
+}
+
+/* MPI_Mrecv (request NULL: its own on the stack, waited for here) and
+   MPI_Imrecv: the message is here already, so the receive completes at
+   once. */
+static int mrecv(const char *call, void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                 MPI_Status *status, MPI_Request *request)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NULL;
+        if (request) {
+            tdm_virt_request *req = null_peer_request(self, TDM_VIRT_RECV);
+            if (!req)
+                return fail(self, 0, MPI_ERR_NO_MEM, call);
+            *request = request_handle(req);
+        } else if (status != MPI_STATUS_IGNORE) {
+            empty_status(status);
+            status->MPI_SOURCE = MPI_PROC_NULL;
+        }
+        return MPI_SUCCESS;
+    }
+    int errors_return = 0;
+    tdm_virt_message *msg = message_of(*message, 0, &errors_return);
+    if (!msg)
+        return fail(self, 0, MPI_ERR_REQUEST, call);
+    tdm_virt_request own, *req = NULL;
+    if (!request) {
+        tdm_virt_request_init(&own, self, -1);
+        req = &own;
+    }
+    int err = tdm_virt_mrecv(self, msg, buf, count, type, &req);
+    if (err != MPI_SUCCESS)
+        return fail(self, errors_return, err, call);
+    message_of(*message, 1, &errors_return);
+    *message = MPI_MESSAGE_NULL;
+    req->errors_return = errors_return;
+    if (request) {
+        *request = request_handle(req);
+        return MPI_SUCCESS;
+    }
+    return finish_blocking(self, req, &own, status, call, req->source, req->tag);
+}
+
+int TMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    return mrecv("MPI_Mrecv", buf, count, datatype, message, status, NULL);
+}
+
+int TMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    return mrecv("MPI_Imrecv", buf, count, datatype, message, MPI_STATUS_IGNORE, request);
 }
 
 /* ------------------------------------------------------- collectives */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct tdm_virt_message {
+struct tdm_virt_message {
     int context, source, tag;      /* its envelope */
     size_t bytes;                  /* its size */
     const void *data;              /* eager: its copy (packed), in this allocation */
@@ -23,7 +23,7 @@ typedef struct tdm_virt_message {
     tdm_virt_request *send;        /* rendezvous: the send to complete */
     void *arrived;                 /* from another process: the buffer that holds data */
     struct tdm_virt_message *next; /* in the unexpected queue */
-} tdm_virt_message;
+};
 
 typedef struct {
     int lock;                                  /* spin lock of both queues and 'probing' */
@@ -423,6 +423,27 @@ static tdm_virt_message *take_unexpected(tdm_virt_mailbox *box, int context, int
     return NULL;
 }
 
+/* Copy a message taken out of the queue into the receive, complete both
+   (the sender's too, for a rendezvous), and free it. */
+static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
+{
+    size_t moved;
+    int rerr;
+    if (msg->data) {
+        rerr = move(recv, (side){msg->data, (int)msg->bytes, MPI_BYTE, msg->bytes, 1}, msg->bytes,
+                    &moved);
+    } else {
+        rerr = move(recv,
+                    (side){msg->send_buf, msg->send_count, msg->send_type, msg->bytes,
+                           msg->send_contiguous},
+                    msg->bytes, &moved);
+        complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
+    }
+    complete(recv, msg->source, msg->tag, moved, rerr);
+    free(msg->arrived);
+    free(msg);
+}
+
 int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
                    int source, int tag, tdm_virt_request **out)
 {
@@ -458,21 +479,32 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
         return MPI_SUCCESS;
     }
     tdm_virt_spin_unlock(&box->lock);
-    size_t moved;
-    int rerr;
-    if (msg->data) {
-        rerr = move(recv, (side){msg->data, (int)msg->bytes, MPI_BYTE, msg->bytes, 1}, msg->bytes,
-                    &moved);
-    } else {
-        rerr = move(recv,
-                    (side){msg->send_buf, msg->send_count, msg->send_type, msg->bytes,
-                           msg->send_contiguous},
-                    msg->bytes, &moved);
-        complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
-    }
-    complete(recv, msg->source, msg->tag, moved, rerr);
-    free(msg->arrived);
-    free(msg);
+    receive(recv, msg);
+    *out = recv;
+    return MPI_SUCCESS;
+}
+
+int tdm_virt_mrecv(tdm_virt_rank *self, tdm_virt_message *msg, void *buf, int count,
+                   MPI_Datatype type, tdm_virt_request **out)
+{
+    size_t capacity;
+    int contiguous;
+    int err = tdm_virt_type_bytes(type, count, &capacity, &contiguous);
+    if (err != MPI_SUCCESS)
+        return err;
+    tdm_virt_request *recv = *out ? *out : tdm_virt_request_new(self);
+    if (!recv)
+        return MPI_ERR_NO_MEM;
+    recv->kind = TDM_VIRT_RECV;
+    recv->capacity = capacity;
+    recv->contiguous = contiguous;
+    recv->buf = buf;
+    recv->count = count;
+    recv->type = type;
+    recv->context = msg->context;
+    recv->source = msg->source;
+    recv->tag = msg->tag;
+    receive(recv, msg);
     *out = recv;
     return MPI_SUCCESS;
 }
@@ -511,16 +543,19 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
     return MPI_SUCCESS;
 }
 
-int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int block, int *found,
-                   int *out_source, int *out_tag, size_t *bytes)
+int tdm_virt_probe(tdm_virt_rank *self, const char *call, int context, int source, int tag,
+                   int block, int *found, int *out_source, int *out_tag, size_t *bytes,
+                   tdm_virt_message **take)
 {
     tdm_virt_mailbox *box = &mailboxes[self->local];
     for (;;) {
         move_collectives(self);
         if (block)
-            tdm_virt_wait_prepare(self, "MPI_Probe", source, tag);
+            tdm_virt_wait_prepare(self, call, source, tag);
         tdm_virt_spin_lock(&box->lock);
-        tdm_virt_message *msg = take_unexpected(box, context, source, tag, 0);
+        tdm_virt_message *msg = take_unexpected(box, context, source, tag, take != NULL);
+        if (take)
+            *take = msg;
         if (msg) {
             *out_source = msg->source;
             *out_tag = msg->tag;

@@ -99,10 +99,23 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
 int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
                    int source, int tag, tdm_virt_request **out);
 
+/* A message queued for a rank that no receive matched yet. */
+typedef struct tdm_virt_message tdm_virt_message;
+
 /* Whether a message that a receive would match is queued; its envelope in
- *source, *tag, *bytes. 'block': wait until one is (MPI_Probe). */
-int tdm_virt_probe(tdm_virt_rank *self, int context, int source, int tag, int block, int *found,
-                   int *out_source, int *out_tag, size_t *bytes);
+ *source, *tag, *bytes. 'block': wait until one is (MPI_Probe; 'call'
+   names it in the deadlock report). With 'take' not NULL, the message
+   found is taken out of the queue, so that no receive matches it, and put
+   in *take for tdm_virt_mrecv (MPI_Mprobe). */
+int tdm_virt_probe(tdm_virt_rank *self, const char *call, int context, int source, int tag,
+                   int block, int *found, int *out_source, int *out_tag, size_t *bytes,
+                   tdm_virt_message **take);
+
+/* Receive a message that tdm_virt_probe took (and free it): the receive's
+   request (as tdm_virt_irecv's) completes at once. Returns an MPI error
+   code; on error the message stays. */
+int tdm_virt_mrecv(tdm_virt_rank *self, tdm_virt_message *msg, void *buf, int count,
+                   MPI_Datatype type, tdm_virt_request **out);
 
 /* What moves the rank's nonblocking collectives on, called by every wait
    while the rank has some in flight (rank->coll): with 'move', as far as

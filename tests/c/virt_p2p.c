@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long results[16];
+    long results[32];
     int n = 0;
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
 
@@ -144,8 +144,52 @@ int main(int argc, char **argv)
     results[n++] = flat[0] * 1000 + flat[1] * 100 + flat[2] * 10 + flat[3];
     MPI_Type_free(&every_other);
 
+    /* Matched probes: the message MPI_Mprobe takes is no other receive's
+       (a receive of any tag posted after it gets the next one), and
+       MPI_Mrecv gets it; MPI_Improbe and MPI_Imrecv of a large message;
+       MPI_PROC_NULL's MPI_MESSAGE_NO_PROC. */
+    int pm[2] = {rank * 10 + 1, rank * 10 + 2}, pm_in[2] = {-1, -1};
+    MPI_Request pm_reqs[2];
+    MPI_Isend(&pm[0], 1, MPI_INT, next, 20, MPI_COMM_WORLD, &pm_reqs[0]);
+    MPI_Isend(&pm[1], 1, MPI_INT, next, 21, MPI_COMM_WORLD, &pm_reqs[1]);
+    MPI_Message msg;
+    MPI_Status mst, rst;
+    MPI_Mprobe(prev, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &mst);
+    MPI_Recv(&pm_in[1], 1, MPI_INT, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &rst);
+    int pm_count = -1;
+    MPI_Get_count(&mst, MPI_INT, &pm_count);
+    MPI_Mrecv(&pm_in[0], 1, MPI_INT, &msg, &st);
+    MPI_Waitall(2, pm_reqs, MPI_STATUSES_IGNORE);
+    results[n++] = (long)pm_in[0] * 100000 + pm_in[1] * 1000 + mst.MPI_TAG * 10 + pm_count;
+    results[n++] = rst.MPI_TAG * 1000 + st.MPI_TAG * 10 + (msg == MPI_MESSAGE_NULL) +
+                   2 * (st.MPI_SOURCE == prev);
+    for (int i = 0; i < BIG; i++)
+        out[i] = (char)(i * 3 + rank);
+    memset(in, 0, BIG);
+    MPI_Isend(out, BIG, MPI_CHAR, next, 22, MPI_COMM_WORLD, &pm_reqs[0]);
+    int pflag = 0, big_count = -1;
+    while (!pflag)
+        MPI_Improbe(prev, 22, MPI_COMM_WORLD, &pflag, &msg, &mst);
+    MPI_Get_count(&mst, MPI_CHAR, &big_count);
+    MPI_Imrecv(in, BIG, MPI_CHAR, &msg, &pm_reqs[1]);
+    MPI_Waitall(2, pm_reqs, MPI_STATUSES_IGNORE);
+    results[n++] = check(in, BIG) * 10 + (big_count == BIG) + 2 * (msg == MPI_MESSAGE_NULL);
+    MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &mst);
+    long no_proc = (msg == MPI_MESSAGE_NO_PROC) + 2 * (mst.MPI_SOURCE == MPI_PROC_NULL);
+    MPI_Mrecv(&one, 1, MPI_INT, &msg, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    no_proc +=
+        4 * (msg == MPI_MESSAGE_NULL) + 8 * (st.MPI_SOURCE == MPI_PROC_NULL) + 16 * (count == 0);
+    pflag = 0;
+    MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &pflag, &msg, MPI_STATUS_IGNORE);
+    no_proc += 32 * (pflag && msg == MPI_MESSAGE_NO_PROC);
+    MPI_Imrecv(&one, 1, MPI_INT, &msg, &r);
+    MPI_Wait(&r, &st);
+    no_proc += 64 * (st.MPI_SOURCE == MPI_PROC_NULL && msg == MPI_MESSAGE_NULL);
+    results[n++] = no_proc;
+
     /* Gather every rank's results on rank 0, which prints them. */
-    long *all = rank == 0 ? malloc(sizeof(long) * 16 * (size_t)size) : NULL;
+    long *all = rank == 0 ? malloc(sizeof(long) * 32 * (size_t)size) : NULL;
     MPI_Gather(results, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("ranks %d, thread level %d\n", size, provided);
