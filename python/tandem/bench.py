@@ -40,7 +40,8 @@ def configs_for(build: Build, transport: str) -> list[Config]:
     """Native, Tandem's two strategies as configured by default (TANDEM_POLL=yield,
     TANDEM_WAIT=auto) and with blocked ranks always lending their core
     (TANDEM_WAIT=lend), drive waiting on sockets (TANDEM_POLL=event) where the
-    transport has them, and the MPI library's own progress thread."""
+    transport has them, the MPI library's own progress thread, and on
+    simulated hosts Tandem with no setting (tandem-auto)."""
     configs = [
         Config("native", False),
         Config("tandem-drive-yield", True, {"TANDEM_PROGRESS": "drive", "TANDEM_POLL": "yield"}),
@@ -58,6 +59,8 @@ def configs_for(build: Build, transport: str) -> list[Config]:
         configs.append(
             Config("ompi-tcp-thread", False, {}, ["--mca", "btl_tcp_progress_thread", "1"])
         )
+    if transport == "hosts":  # what TANDEM_PROGRESS=auto decides where ranks talk across hosts
+        configs.append(Config("tandem-auto", True, {}))
     return configs
 
 
@@ -992,7 +995,14 @@ X_LABELS = {"idle_us": "idle before the post (us)", "ops_per_line": "operations 
 def replot(result: dict, out: Path) -> list[Path]:
     """Draw a run's plots again from its JSON document (as saved by 'save') into
     'out', and return their paths; each benchmark draws its plots with this at
-    the end of its run."""
+    the end of its run. Without matplotlib (the lent machine's python may
+    lack it) it draws nothing and says so: the JSON is enough to draw them
+    elsewhere."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(f"no plots: matplotlib is not installed (the results are in {out})", file=sys.stderr)
+        return []
     which, summary = result["benchmark"], result["summary"]
     if which in ("overlap", "eager"):
         return plot(result, out, which)

@@ -598,11 +598,13 @@ def command_bench(args: argparse.Namespace) -> int:
     if args.which == "virt":
         return command_bench_virt(args, builds)
     transports = args.transports.split(",")
-    bad = [t for t in transports if t not in ("shm", "tcp", "shaped")]
+    bad = [t for t in transports if t not in ("shm", "tcp", "shaped", "hosts")]
     if bad:
         raise TandemError(
-            f"--transports {args.transports}: {bad[0]!r} is not one of shm, tcp, shaped"
+            f"--transports {args.transports}: {bad[0]!r} is not one of shm, tcp, shaped, hosts"
         )
+    if "hosts" in transports and args.hosts is None:
+        raise TandemError(f"--transports {args.transports}: hosts needs --hosts H (2 or more)")
     bench.rate_bits(args.rate)  # a clear error before any run
     bench.also_env.clear()
     for setting in args.also:
@@ -631,7 +633,8 @@ def command_bench(args: argparse.Namespace) -> int:
     if args.hosts is not None:
         if args.which in ("io", "monitor", "apps"):
             raise TandemError(f"--hosts: tandem bench {args.which} runs on one host only")
-        transports.append("hosts")
+        if "hosts" not in transports:  # the hosts beside one host's own transports
+            transports.append("hosts")
     # io, monitor and apps run on the MPI's own transports of one host only
     if "shaped" in transports and args.which not in ("io", "monitor", "apps"):
         bench.shaped_network(args.rate)
@@ -1211,7 +1214,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--transports",
         default="shm,tcp,shaped",
-        help="comma-separated: shm, tcp, shaped (default: %(default)s)",
+        help="comma-separated: shm, tcp, shaped, and hosts for the simulated hosts of --hosts "
+        "alone (with --hosts they run beside the others; default: %(default)s)",
     )
     bench.add_argument(
         "--sizes",

@@ -92,6 +92,9 @@ def test_bad_hosts_options_are_errors():
         result = tandem_cli("bench", which, "--hosts", "2")
         assert result.returncode == 2, result.stderr
         assert f"tandem bench {which} runs on one host only" in result.stderr
+    result = tandem_cli("bench", "overlap", "--transports", "hosts")
+    assert result.returncode == 2, result.stderr
+    assert "--transports hosts: hosts needs --hosts H (2 or more)" in result.stderr
 
 
 def test_the_hosts_are_separate_network_stacks_and_names(simulated_hosts):
