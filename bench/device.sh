@@ -37,6 +37,9 @@
 # Tandem, DIR/openmpi/libtandem.so and DIR/mpich/libtandem.so (tools/device-
 # pack --ab REV puts one there): every Tandem configuration runs again with
 # it, as NAME-ab, interleaved with NAME (an A/B of two builds in one call).
+# DEVICE_ALSO="NAME=VALUE ...": every Tandem configuration runs again with
+# these variables added, as NAME-DEVICE_ALSO_NAME (default "also"),
+# interleaved with NAME (an A/B of a setting in one call).
 # DEVICE_AUTO=1: Tandem with no TANDEM_* variable (the default's own
 # decision) runs too, as tandem-auto.
 # DEVICE_BIND=core: native and tandem-drive also run with the ranks bound to
@@ -103,6 +106,8 @@ AB=${DEVICE_AB:-}
 [ -n "$AB" ] && [ "${AB#/}" = "$AB" ] && AB=$ROOT/$AB
 BIND=${DEVICE_BIND:-}
 AUTO=${DEVICE_AUTO:-}
+ALSO=${DEVICE_ALSO:-}
+ALSO_NAME=${DEVICE_ALSO_NAME:-also}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
 read -ra MPIS <<<"${DEVICE_MPIS:-openmpi mpich}"
@@ -478,6 +483,7 @@ configs() { # BENCH MPI TRANSPORT
         name=${line%%|*} rest=${line#*|}
         with=${rest%%|*}
         [ -n "$AB" ] && [ "$with" = tandem ] && echo "$name-ab|tandem-ab|${rest#*|}"
+        [ -n "$ALSO" ] && [ "$with" = tandem ] && echo "$name-$ALSO_NAME|tandem|${rest#*|} $ALSO"
         if [ "$BIND" = core ] && [[ $name =~ ^(native|tandem-drive) ]]; then
             echo "$name-bound|$with|${rest#*|} $bind core"
         fi
