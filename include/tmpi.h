@@ -63,8 +63,18 @@ TMPI_EXPORT int TMPI_Send(const void *buf, int count, MPI_Datatype datatype, int
                           MPI_Comm comm);
 TMPI_EXPORT int TMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm);
+TMPI_EXPORT int TMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm);
+TMPI_EXPORT int TMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm);
+TMPI_EXPORT int TMPI_Buffer_attach(void *buffer, int size);
+TMPI_EXPORT int TMPI_Buffer_detach(void *buffer_addr, int *size);
 TMPI_EXPORT int TMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Status *status);
+TMPI_EXPORT int TMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -84,6 +94,12 @@ TMPI_EXPORT int TMPI_Testany(int count, MPI_Request *requests, int *index, int *
 TMPI_EXPORT int TMPI_Request_free(MPI_Request *request);
 TMPI_EXPORT int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                                MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Start(MPI_Request *request);

@@ -163,32 +163,28 @@ int TMPI_unsupported_MPI_Bcast_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("
 #define MPI_Bcast_init_c TMPI_unsupported_MPI_Bcast_init_c
 #endif
 #ifndef MPI_Bsend
-int TMPI_unsupported_MPI_Bsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Bsend TMPI_unsupported_MPI_Bsend
+#define MPI_Bsend TMPI_Bsend
 #endif
 #ifndef MPI_Bsend_c
 int TMPI_unsupported_MPI_Bsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend_c TMPI_unsupported_MPI_Bsend_c
 #endif
 #ifndef MPI_Bsend_init
-int TMPI_unsupported_MPI_Bsend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Bsend_init TMPI_unsupported_MPI_Bsend_init
+#define MPI_Bsend_init TMPI_Bsend_init
 #endif
 #ifndef MPI_Bsend_init_c
 int TMPI_unsupported_MPI_Bsend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Bsend_init_c TMPI_unsupported_MPI_Bsend_init_c
 #endif
 #ifndef MPI_Buffer_attach
-int TMPI_unsupported_MPI_Buffer_attach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_attach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Buffer_attach TMPI_unsupported_MPI_Buffer_attach
+#define MPI_Buffer_attach TMPI_Buffer_attach
 #endif
 #ifndef MPI_Buffer_attach_c
 int TMPI_unsupported_MPI_Buffer_attach_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_attach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Buffer_attach_c TMPI_unsupported_MPI_Buffer_attach_c
 #endif
 #ifndef MPI_Buffer_detach
-int TMPI_unsupported_MPI_Buffer_detach(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_detach is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Buffer_detach TMPI_unsupported_MPI_Buffer_detach
+#define MPI_Buffer_detach TMPI_Buffer_detach
 #endif
 #ifndef MPI_Buffer_detach_c
 int TMPI_unsupported_MPI_Buffer_detach_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Buffer_detach_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -968,8 +964,7 @@ int TMPI_unsupported_MPI_Ibcast_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Ibcast_c TMPI_unsupported_MPI_Ibcast_c
 #endif
 #ifndef MPI_Ibsend
-int TMPI_unsupported_MPI_Ibsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ibsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ibsend TMPI_unsupported_MPI_Ibsend
+#define MPI_Ibsend TMPI_Ibsend
 #endif
 #ifndef MPI_Ibsend_c
 int TMPI_unsupported_MPI_Ibsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ibsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1143,8 +1138,7 @@ int TMPI_unsupported_MPI_Ireduce_scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((er
 #define MPI_Ireduce_scatter_c TMPI_unsupported_MPI_Ireduce_scatter_c
 #endif
 #ifndef MPI_Irsend
-int TMPI_unsupported_MPI_Irsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Irsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Irsend TMPI_unsupported_MPI_Irsend
+#define MPI_Irsend TMPI_Irsend
 #endif
 #ifndef MPI_Irsend_c
 int TMPI_unsupported_MPI_Irsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Irsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1486,16 +1480,14 @@ int TMPI_unsupported_MPI_Rput_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rp
 #define MPI_Rput_c TMPI_unsupported_MPI_Rput_c
 #endif
 #ifndef MPI_Rsend
-int TMPI_unsupported_MPI_Rsend(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Rsend TMPI_unsupported_MPI_Rsend
+#define MPI_Rsend TMPI_Rsend
 #endif
 #ifndef MPI_Rsend_c
 int TMPI_unsupported_MPI_Rsend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Rsend_c TMPI_unsupported_MPI_Rsend_c
 #endif
 #ifndef MPI_Rsend_init
-int TMPI_unsupported_MPI_Rsend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Rsend_init TMPI_unsupported_MPI_Rsend_init
+#define MPI_Rsend_init TMPI_Rsend_init
 #endif
 #ifndef MPI_Rsend_init_c
 int TMPI_unsupported_MPI_Rsend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Rsend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1623,8 +1615,7 @@ int TMPI_unsupported_MPI_Ssend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_S
 #define MPI_Ssend_c TMPI_unsupported_MPI_Ssend_c
 #endif
 #ifndef MPI_Ssend_init
-int TMPI_unsupported_MPI_Ssend_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ssend_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ssend_init TMPI_unsupported_MPI_Ssend_init
+#define MPI_Ssend_init TMPI_Ssend_init
 #endif
 #ifndef MPI_Ssend_init_c
 int TMPI_unsupported_MPI_Ssend_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ssend_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -27,9 +27,21 @@
 #define REQUEST_BASE ((uintptr_t)0x6b000000u)
 #define HANDLE_SPAN ((uintptr_t)0x01000000u)
 
+/* A buffered send (MPI_Bsend) in flight: its bytes of the attached buffer
+   (its packed data, then MPI_BSEND_OVERHEAD unused), until its send
+   completes. */
+typedef struct {
+    size_t offset, bytes;
+    tdm_virt_request *send;
+} buffered;
+
 typedef struct {
     int initialized, finalized;
     int thread_level;
+    char *buffer; /* MPI_Buffer_attach's, or NULL */
+    size_t buffer_size;
+    buffered *pending; /* in the order of their offsets */
+    int n_pending, cap_pending;
 } rank_state;
 
 static rank_state *states;
@@ -305,10 +317,18 @@ int TMPI_Initialized(int *flag)
     return MPI_SUCCESS;
 }
 
+static void deliver_buffered(tdm_virt_rank *self, rank_state *st, const char *call);
+
 int TMPI_Finalize(void)
 {
     tdm_virt_rank *self = self_or_die("MPI_Finalize");
-    states[self->local].finalized = 1;
+    rank_state *st = &states[self->local];
+    /* The buffered sends are delivered, as MPI_Buffer_detach would. */
+    deliver_buffered(self, st, "MPI_Finalize");
+    free(st->pending);
+    st->pending = NULL;
+    st->cap_pending = 0;
+    st->finalized = 1;
     return MPI_SUCCESS;
 }
 
@@ -983,6 +1003,138 @@ int TMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Ssend", dest, tag);
 }
 
+int TMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    /* A ready send may be a standard one (MPI allows it). */
+    tdm_virt_rank *self = self_or_die("MPI_Rsend");
+    tdm_virt_request own, *req = &own;
+    tdm_virt_request_init(&own, self, -1);
+    int err = start_send("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0, &req);
+    if (err != MPI_SUCCESS)
+        return err;
+    return finish_blocking(self, req, &own, MPI_STATUS_IGNORE, "MPI_Rsend", dest, tag);
+}
+
+/* Free the bytes of the buffered sends that completed. */
+static void reap_buffered(tdm_virt_rank *self, rank_state *st)
+{
+    int kept = 0;
+    for (int i = 0; i < st->n_pending; i++) {
+        if (tdm_virt_request_done(st->pending[i].send))
+            tdm_virt_request_release(self, st->pending[i].send);
+        else
+            st->pending[kept++] = st->pending[i];
+    }
+    st->n_pending = kept;
+}
+
+/* Wait until every buffered send of the rank completed. */
+static void deliver_buffered(tdm_virt_rank *self, rank_state *st, const char *call)
+{
+    for (int i = 0; i < st->n_pending; i++) {
+        tdm_virt_request *send = st->pending[i].send;
+        tdm_virt_request_wait(self, send, call, send->source, send->tag);
+        tdm_virt_request_release(self, send);
+    }
+    st->n_pending = 0;
+}
+
+/* MPI_Bsend (and what MPI_Ibsend and a started MPI_Bsend_init do): the data
+   packed into the attached buffer, at the first gap that holds it and
+   MPI_BSEND_OVERHEAD more (MPI_ERR_BUFFER where none does, or no buffer is
+   attached), then sent from there; the call returns at once, and the bytes
+   stay taken until the send completes. */
+static int buffer_send(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm handle)
+{
+    GET_COMM(call, handle);
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (dest < 0 || dest >= comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_RANK, call);
+    if (tag < 0)
+        return fail(self, comm->errors_return, MPI_ERR_TAG, call);
+    size_t bytes;
+    int contiguous;
+    int err = tdm_virt_type_bytes(type, count, &bytes, &contiguous);
+    if (err != MPI_SUCCESS)
+        return fail(self, comm->errors_return, err, call);
+    rank_state *st = &states[self->local];
+    reap_buffered(self, st);
+    size_t need = bytes + MPI_BSEND_OVERHEAD, at = 0;
+    int before = 0; /* the new one's place in 'pending' */
+    for (; before < st->n_pending; before++) {
+        if (st->pending[before].offset >= at + need)
+            break;
+        at = st->pending[before].offset + st->pending[before].bytes;
+        at = (at + 15) & ~(size_t)15;
+    }
+    if (!st->buffer || at + need > st->buffer_size)
+        return fail(self, comm->errors_return, MPI_ERR_BUFFER, call);
+    if (st->n_pending == st->cap_pending) {
+        int cap = st->cap_pending ? 2 * st->cap_pending : 8;
+        buffered *more = realloc(st->pending, sizeof *more * (size_t)cap);
+        if (!more)
+            return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+        st->pending = more;
+        st->cap_pending = cap;
+    }
+    char *data = st->buffer + at;
+    if (contiguous) {
+        if (bytes)
+            memcpy(data, buf, bytes);
+    } else {
+        int position = 0;
+        err = PMPI_Pack(buf, count, type, data, (int)bytes, &position, MPI_COMM_SELF);
+        if (err != MPI_SUCCESS)
+            return fail(self, comm->errors_return, err, call);
+    }
+    tdm_virt_request *send = NULL;
+    err = tdm_virt_send(self, data, (int)bytes, MPI_BYTE, tdm_virt_comm_world_rank(comm, dest),
+                        comm->context, comm->rank, tag, 0, &send);
+    if (err != MPI_SUCCESS)
+        return fail(self, comm->errors_return, err, call);
+    send->errors_return = comm->errors_return;
+    send->source = dest; /* for the deadlock report */
+    send->tag = tag;
+    memmove(&st->pending[before + 1], &st->pending[before],
+            sizeof *st->pending * (size_t)(st->n_pending - before));
+    st->pending[before] = (buffered){at, need, send};
+    st->n_pending++;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return buffer_send("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+
+int TMPI_Buffer_attach(void *buffer, int size)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Buffer_attach");
+    rank_state *st = &states[self->local];
+    if (st->buffer)
+        return fail(self, 0, MPI_ERR_BUFFER, "MPI_Buffer_attach (a buffer is attached already)");
+    if (size < 0 || (!buffer && size > 0))
+        return fail(self, 0, MPI_ERR_ARG, "MPI_Buffer_attach");
+    st->buffer = buffer;
+    st->buffer_size = (size_t)size;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Buffer_detach");
+    rank_state *st = &states[self->local];
+    deliver_buffered(self, st, "MPI_Buffer_detach");
+    void *was = st->buffer;
+    memcpy(buffer_addr, &was, sizeof was);
+    *size = (int)st->buffer_size;
+    st->buffer = NULL;
+    st->buffer_size = 0;
+    return MPI_SUCCESS;
+}
+
 int TMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
@@ -1013,6 +1165,33 @@ int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     if (err == MPI_SUCCESS)
         *request = request_handle(req);
     return err;
+}
+
+int TMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    tdm_virt_request *req = NULL;
+    int err = start_send("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, &req);
+    if (err == MPI_SUCCESS)
+        *request = request_handle(req);
+    return err;
+}
+
+/* MPI_Ibsend: buffered at once, so its request is complete already. */
+int TMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    int err = buffer_send("MPI_Ibsend", buf, count, datatype, dest, tag, comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    tdm_virt_rank *self = tdm_virt_self();
+    tdm_virt_request *req = tdm_virt_request_new(self);
+    if (!req)
+        return fail(self, 0, MPI_ERR_NO_MEM, "MPI_Ibsend");
+    req->kind = TDM_VIRT_SEND;
+    req->done = 1;
+    *request = request_handle(req);
+    return MPI_SUCCESS;
 }
 
 int TMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -1262,8 +1441,8 @@ int TMPI_Request_free(MPI_Request *request)
 
 /* MPI_Send_init and MPI_Recv_init: an inactive request that keeps what
    each MPI_Start starts. */
-static int persistent(const char *call, int kind, void *buf, int count, MPI_Datatype type, int peer,
-                      int tag, MPI_Comm handle, MPI_Request *request)
+static int persistent(const char *call, int kind, int mode, void *buf, int count, MPI_Datatype type,
+                      int peer, int tag, MPI_Comm handle, MPI_Request *request)
 {
     GET_COMM(call, handle);
     if (peer != MPI_PROC_NULL && !(kind == TDM_VIRT_RECV && peer == MPI_ANY_SOURCE) &&
@@ -1275,6 +1454,7 @@ static int persistent(const char *call, int kind, void *buf, int count, MPI_Data
     if (!req)
         return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
     req->kind = req->persistent = kind;
+    req->p_mode = mode;
     req->done = 1; /* inactive */
     req->errors_return = comm->errors_return;
     req->p_buf = buf;
@@ -1290,15 +1470,36 @@ static int persistent(const char *call, int kind, void *buf, int count, MPI_Data
 int TMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    return persistent("MPI_Send_init", TDM_VIRT_SEND, (void *)(uintptr_t)buf, count, datatype, dest,
-                      tag, comm, request);
+    return persistent("MPI_Send_init", TDM_VIRT_SEND, TDM_VIRT_STANDARD, (void *)(uintptr_t)buf,
+                      count, datatype, dest, tag, comm, request);
+}
+
+int TMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent("MPI_Ssend_init", TDM_VIRT_SEND, TDM_VIRT_SYNCHRONOUS, (void *)(uintptr_t)buf,
+                      count, datatype, dest, tag, comm, request);
+}
+
+int TMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent("MPI_Bsend_init", TDM_VIRT_SEND, TDM_VIRT_BUFFERED, (void *)(uintptr_t)buf,
+                      count, datatype, dest, tag, comm, request);
+}
+
+int TMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent("MPI_Rsend_init", TDM_VIRT_SEND, TDM_VIRT_STANDARD, (void *)(uintptr_t)buf,
+                      count, datatype, dest, tag, comm, request);
 }
 
 int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
-    return persistent("MPI_Recv_init", TDM_VIRT_RECV, buf, count, datatype, source, tag, comm,
-                      request);
+    return persistent("MPI_Recv_init", TDM_VIRT_RECV, TDM_VIRT_STANDARD, buf, count, datatype,
+                      source, tag, comm, request);
 }
 
 int TMPI_Start(MPI_Request *request)
@@ -1321,9 +1522,15 @@ int TMPI_Start(MPI_Request *request)
         return MPI_SUCCESS;
     }
     int err;
-    if (req->persistent == TDM_VIRT_SEND)
+    if (req->persistent == TDM_VIRT_SEND && req->p_mode == TDM_VIRT_BUFFERED) {
+        /* Buffered at once: complete, as MPI_Ibsend's request. */
+        err = buffer_send("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
+                          req->p_tag, req->p_comm);
+        if (err == MPI_SUCCESS)
+            req->done = 1;
+    } else if (req->persistent == TDM_VIRT_SEND)
         err = start_send("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
-                         req->p_tag, req->p_comm, 0, &req);
+                         req->p_tag, req->p_comm, req->p_mode == TDM_VIRT_SYNCHRONOUS, &req);
     else
         err = start_recv("MPI_Start", req->p_buf, req->p_count, req->p_type, req->p_peer,
                          req->p_tag, req->p_comm, &req);

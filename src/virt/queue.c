@@ -202,7 +202,7 @@ void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
     r->status_bytes = 0;
     r->status_cancelled = 0;
     r->coll = NULL;
-    r->persistent = r->active = 0;
+    r->persistent = r->active = r->p_mode = 0;
     r->p_buf = NULL;
     r->p_count = 0;
     r->p_type = MPI_DATATYPE_NULL;

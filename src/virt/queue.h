@@ -24,6 +24,10 @@
 
 enum { TDM_VIRT_SEND = 1, TDM_VIRT_RECV = 2, TDM_VIRT_COLL = 3 };
 
+/* The modes of a persistent send (MPI_Send_init, MPI_Ssend_init,
+   MPI_Bsend_init; MPI_Rsend_init's is the standard one). */
+enum { TDM_VIRT_STANDARD = 0, TDM_VIRT_SYNCHRONOUS = 1, TDM_VIRT_BUFFERED = 2 };
+
 /* A nonblocking collective's schedule (virt/coll). */
 typedef struct tdm_virt_sched tdm_virt_sched;
 
@@ -48,8 +52,9 @@ typedef struct tdm_virt_request {
     tdm_virt_sched *coll; /* a collective's schedule until it completes */
     /* MPI_Send_init / MPI_Recv_init: 'persistent' is TDM_VIRT_SEND or
        TDM_VIRT_RECV (0 for any other request), 'active' between MPI_Start
-       and its completion's wait or test; what each MPI_Start starts. */
-    int persistent, active;
+       and its completion's wait or test; what each MPI_Start starts
+       ('p_mode': a send's TDM_VIRT_STANDARD, _SYNCHRONOUS or _BUFFERED). */
+    int persistent, active, p_mode;
     void *p_buf;
     int p_count;
     MPI_Datatype p_type;

@@ -188,6 +188,110 @@ int main(int argc, char **argv)
     no_proc += 64 * (st.MPI_SOURCE == MPI_PROC_NULL && msg == MPI_MESSAGE_NULL);
     results[n++] = no_proc;
 
+    /* Buffered sends: MPI_ERR_BUFFER without a buffer and with one too
+       small (a message beyond every eager limit: the real MPIs send a
+       small one without the buffer), then a large and a small one in a
+       buffer that holds both with MPI_BSEND_OVERHEAD each, delivered by
+       the time MPI_Buffer_detach returns; MPI_Ibsend and MPI_Bsend_init
+       started twice. The failing sends go on a communicator of their own:
+       Open MPI's leaves the next message between the same ranks
+       unmatched after one. */
+    int cls_none, cls_small;
+    MPI_Comm failing;
+    MPI_Comm_dup(MPI_COMM_WORLD, &failing);
+    err = MPI_Bsend(out, BIG, MPI_CHAR, next, 30, failing);
+    MPI_Error_class(err, &cls_none);
+    char *small_buffer = malloc(1000 + MPI_BSEND_OVERHEAD);
+    MPI_Buffer_attach(small_buffer, 1000 + MPI_BSEND_OVERHEAD);
+    err = MPI_Bsend(out, BIG, MPI_CHAR, next, 30, failing);
+    MPI_Error_class(err, &cls_small);
+    MPI_Comm_free(&failing);
+    void *detached;
+    int detached_size;
+    MPI_Buffer_detach(&detached, &detached_size);
+    results[n++] = (cls_none == MPI_ERR_BUFFER) + 2 * (cls_small == MPI_ERR_BUFFER) +
+                   4 * (detached == small_buffer) +
+                   8 * (detached_size == 1000 + MPI_BSEND_OVERHEAD);
+    free(small_buffer);
+    int big_pack, int_pack;
+    MPI_Pack_size(BIG, MPI_CHAR, MPI_COMM_WORLD, &big_pack);
+    MPI_Pack_size(3, MPI_INT, MPI_COMM_WORLD, &int_pack);
+    int bsize = big_pack + 3 * int_pack + 4 * MPI_BSEND_OVERHEAD + 64;
+    char *bbuf = malloc((size_t)bsize);
+    MPI_Buffer_attach(bbuf, bsize);
+    for (int i = 0; i < BIG; i++)
+        out[i] = (char)(i * 5 + rank);
+    int bvals[3] = {rank + 100, rank + 200, rank + 300}, bin[3] = {-1, -1, -1};
+    err = MPI_Bsend(out, BIG, MPI_CHAR, next, 31, MPI_COMM_WORLD);
+    err |= MPI_Bsend(&bvals[0], 1, MPI_INT, next, 32, MPI_COMM_WORLD);
+    for (int i = 0; i < BIG; i++)
+        out[i] = 0; /* the buffered copies are sent, not these */
+    bvals[0] = -7;
+    MPI_Request ib;
+    err |= MPI_Ibsend(&bvals[1], 1, MPI_INT, next, 33, MPI_COMM_WORLD, &ib);
+    MPI_Wait(&ib, MPI_STATUS_IGNORE);
+    bvals[1] = -7;
+    MPI_Recv(in, BIG, MPI_CHAR, prev, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&bin[0], 1, MPI_INT, prev, 32, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&bin[1], 1, MPI_INT, prev, 33, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    results[n++] = check(in, BIG) * 10 + (err == MPI_SUCCESS);
+    MPI_Request pb;
+    long started = 0;
+    MPI_Bsend_init(&bvals[2], 1, MPI_INT, next, 34, MPI_COMM_WORLD, &pb);
+    for (int k = 0; k < 2; k++) {
+        bvals[2] = rank + 300 + k;
+        MPI_Start(&pb);
+        MPI_Wait(&pb, MPI_STATUS_IGNORE);
+        MPI_Recv(&bin[2], 1, MPI_INT, prev, 34, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        started = started * 1000 + bin[2];
+    }
+    MPI_Request_free(&pb);
+    MPI_Buffer_detach(&detached, &detached_size);
+    results[n++] = (long)bin[0] * 1000 + bin[1];
+    results[n++] = started * 10 + (detached == bbuf && detached_size == bsize);
+    free(bbuf);
+
+    /* Ready sends, the receive posted before a barrier: MPI_Rsend,
+       MPI_Irsend, MPI_Rsend_init. */
+    int rv[3] = {-1, -1, -1}, rs[3] = {rank * 3, rank * 3 + 1, rank * 3 + 2};
+    MPI_Request rr[3], rsq[2];
+    for (int k = 0; k < 3; k++)
+        MPI_Irecv(&rv[k], 1, MPI_INT, prev, 40 + k, MPI_COMM_WORLD, &rr[k]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Irsend(&rs[1], 1, MPI_INT, next, 41, MPI_COMM_WORLD, &rsq[0]);
+    MPI_Rsend_init(&rs[2], 1, MPI_INT, next, 42, MPI_COMM_WORLD, &rsq[1]);
+    MPI_Start(&rsq[1]);
+    MPI_Rsend(&rs[0], 1, MPI_INT, next, 40, MPI_COMM_WORLD);
+    MPI_Waitall(3, rr, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, rsq, MPI_STATUSES_IGNORE);
+    MPI_Request_free(&rsq[1]);
+    results[n++] = rv[0] * 10000 + rv[1] * 100 + rv[2];
+
+    /* MPI_Ssend_init is synchronous: to itself (MPI_COMM_SELF, the same
+       process in every build), not complete before its receive is posted;
+       then to the next rank, started twice. */
+    MPI_Request ss, sr;
+    int sv = rank + 50, sin = -1, sflag = -1;
+    MPI_Ssend_init(&sv, 1, MPI_INT, 0, 43, MPI_COMM_SELF, &ss);
+    MPI_Start(&ss);
+    MPI_Test(&ss, &sflag, MPI_STATUS_IGNORE);
+    MPI_Irecv(&sin, 1, MPI_INT, 0, 43, MPI_COMM_SELF, &sr);
+    MPI_Wait(&sr, MPI_STATUS_IGNORE);
+    MPI_Wait(&ss, MPI_STATUS_IGNORE);
+    MPI_Request_free(&ss);
+    long synced = sflag * 100 + (sin == rank + 50);
+    MPI_Ssend_init(&sv, 1, MPI_INT, next, 44, MPI_COMM_WORLD, &ss);
+    for (int k = 0; k < 2; k++) {
+        sv = rank * 10 + k;
+        MPI_Irecv(&sin, 1, MPI_INT, prev, 44, MPI_COMM_WORLD, &sr);
+        MPI_Start(&ss);
+        MPI_Wait(&sr, MPI_STATUS_IGNORE);
+        MPI_Wait(&ss, MPI_STATUS_IGNORE);
+        synced = synced * 1000 + sin;
+    }
+    MPI_Request_free(&ss);
+    results[n++] = synced;
+
     /* Gather every rank's results on rank 0, which prints them. */
     long *all = rank == 0 ? malloc(sizeof(long) * 32 * (size_t)size) : NULL;
     MPI_Gather(results, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
