@@ -193,8 +193,9 @@ static void alltoallw(int rank, int size, int nb)
         rtypes[r] = even ? MPI_INT : spread;
         sdispls[r] = sbytes;
         rdispls[r] = rbytes;
-        sbytes += n * (int)(even ? sizeof(int) : sizeof(long));
-        rbytes += n * (int)(even ? sizeof(int) : 2 * sizeof(long));
+        /* Every block starts at a multiple of a long's size. */
+        sbytes += (n * (int)(even ? sizeof(int) : sizeof(long)) + 7) / 8 * 8;
+        rbytes += (n * (int)(even ? sizeof(int) : 2 * sizeof(long)) + 7) / 8 * 8;
     }
     char *sendbuf = malloc((size_t)sbytes), *recvbuf = malloc((size_t)rbytes);
     memset(recvbuf, 0xff, (size_t)rbytes);
