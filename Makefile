@@ -113,8 +113,9 @@ ctest: build
 
 # The library and the C tests with AddressSanitizer and UBSan (no Fortran),
 # but for the 4-rank runs of programs that also run on fewer ranks with the
-# same settings (label "wider", tests/CMakeLists.txt): they took half of the
-# sanitized suite's time, and the plain builds run them (ctest).
+# same settings, or with one progress process instead of two (label "wider",
+# tests/CMakeLists.txt): they took half of the sanitized suite's time, and the
+# plain builds run them (ctest).
 asan: $(addprefix asan-,$(BUILDS))
 
 asan-%: build
