@@ -169,7 +169,12 @@ def hosts_line(net: hosts.Hosts, nprocs: int) -> str:
         placed.append(f"{host.name} ({ranks or f'ranks {first}-{first + count - 1}'})")
         first += count
     link = f"links of {net.link}" if net.link else "links unshaped (--link RATE)"
-    return f"tandem: {len(placed)} hosts: {', '.join(placed)}; {link}"
+    cpus = (
+        "CPUs " + " | ".join(hosts.cpu_list(c) for c in net.cpu_sets)
+        if net.cpu_sets
+        else "every CPU shared"
+    )
+    return f"tandem: {len(placed)} hosts: {', '.join(placed)}; {link}; {cpus}"
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -264,7 +269,8 @@ def run_on_hosts(args, build, nprocs: int, words: list[str], prefix, env, placem
     """tandem run --hosts: the launch on hosts made for it, which exist only
     while tandem runs (so no --dry-run), and go however it ends. With a
     placement, its host i is simulated host i + 1 and each rank starts on
-    the core it names there (the hosts share this machine's cores)."""
+    the core it names there (core c of a host of its own CPUs is the c-th of
+    them)."""
     from . import mapping
 
     if args.dry_run:
@@ -276,7 +282,10 @@ def run_on_hosts(args, build, nprocs: int, words: list[str], prefix, env, placem
         placed, launcher_args, count = [], args.launcher_arg, nprocs
         if placement is not None:
             placement = mapping.with_hosts(placement, [h.name for h in net.hosts])
+            placement = mapping.on_cpus(placement, net.cpu_sets)
             placed, words = placement_arguments(build, placement, words, net.directory)
+            if net.cpu_sets and build.family == "Open MPI":  # the rankfile's CPUs, by number
+                placed += ["--mca", "rmaps_rank_file_physical", "1"]
             launcher_args = placed + args.launcher_arg
             count = nprocs if words else None  # Hydra's -configfile says it per line
         command = net.launch_command(

@@ -65,6 +65,31 @@ def placement(nprocs: int, count: int) -> list[int]:
     return [each + (1 if i < extra else 0) for i in range(count)]
 
 
+def machine_cpus() -> list[int]:
+    """The CPUs this process may run on, which the hosts divide."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def cpu_split(cpus: list[int], count: int) -> list[list[int]]:
+    """The CPUs of each of 'count' hosts, as nodes of their own have them:
+    'cpus' in consecutive blocks, one more on the first hosts where they do
+    not divide evenly."""
+    sizes = placement(len(cpus), count)
+    starts = [sum(sizes[:i]) for i in range(count)]
+    return [cpus[start : start + size] for start, size in zip(starts, sizes)]
+
+
+def cpu_list(cpus: list[int]) -> str:
+    """CPUs as taskset -c and the kernel write them: 0-7,9."""
+    runs: list[list[int]] = []
+    for cpu in cpus:
+        if runs and cpu == runs[-1][-1] + 1:
+            runs[-1].append(cpu)
+        else:
+            runs.append([cpu])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
 def missing_requirements(link: str | None) -> str | None:
     """What the machine lacks to make hosts, as a sentence, or None."""
     tools = list(TOOLS) + (["tc"] if link else [])
@@ -126,10 +151,14 @@ class Hosts:
 
     count: int
     link: str | None = None
+    # Each host's own CPUs (True), all hosts on every CPU (False), or None:
+    # their own where the machine has at least 2 CPUs for each host.
+    split_cpus: bool | None = None
     name: str = ""  # the run's: the prefix of its host names and its directory's name
     directory: Path = Path()
     hosts: list[Host] = field(default_factory=list)
     switch: subprocess.Popen | None = None
+    cpu_sets: list[list[int]] = field(default_factory=list)  # by host; empty: shared
 
     def __enter__(self) -> Hosts:
         self.start()
@@ -148,6 +177,7 @@ class Hosts:
         missing = missing_requirements(self.link)
         if missing:
             raise TandemError(missing)
+        self.cpu_sets = self.divide_cpus()
         self.directory = self.make_directory()
         try:
             self.make_namespaces()
@@ -157,6 +187,33 @@ class Hosts:
         except BaseException:
             self.close()
             raise
+
+    def divide_cpus(self) -> list[list[int]]:
+        """Each host's CPUs, or none where the hosts share the machine's. A
+        host of its own CPUs is a node: its ranks, their progress threads
+        and its spare cores never land on another host's (sharing, a
+        thread that Tandem pins to a CPU it sees free could share it with a
+        rank of the other host, busy, and wait for its time slices)."""
+        cpus = machine_cpus()
+        split = self.split_cpus
+        if split is None:
+            split = len(cpus) >= 2 * self.count and shutil.which("taskset") is not None
+        if not split:
+            return []
+        if len(cpus) < self.count:
+            raise TandemError(
+                f"{self.count} hosts with CPUs of their own need as many CPUs; "
+                f"this process may run on {len(cpus)}"
+            )
+        if shutil.which("taskset") is None:
+            raise TandemError("hosts with CPUs of their own need taskset (util-linux)")
+        return cpu_split(cpus, self.count)
+
+    def confined(self, index: int) -> list[str]:
+        """The words that keep a command on host 'index' (from 0) on its CPUs."""
+        if not self.cpu_sets:
+            return []
+        return ["taskset", "-c", cpu_list(self.cpu_sets[index])]
 
     def make_directory(self) -> Path:
         """The run's directory, under a name no other run has now: tandem +
@@ -251,7 +308,10 @@ class Hosts:
     def write_agent(self) -> None:
         """The launchers' remote shell (see the top of this file)."""
         nsenter = shutil.which("nsenter")
-        cases = "\n".join(f"    {h.name}) pid={h.holder.pid} net='{h.net}' ;;" for h in self.hosts)
+        cases = "\n".join(
+            f"    {h.name}) pid={h.holder.pid} net='{h.net}' confine='{' '.join(self.confined(i))}' ;;"
+            for i, h in enumerate(self.hosts)
+        )
         self.agent.write_text(
             f"""#!/bin/sh
 # The remote shell of tandem's simulated hosts {self.name} (tandem/hosts.py):
@@ -268,7 +328,8 @@ if [ "$(readlink /proc/$pid/ns/net)" != "$net" ]; then
     echo "tandem hosts: host $host is gone: its run ended" >&2
     exit 255
 fi
-exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*"
+# shellcheck disable=SC2086 # confine is words: taskset -c CPUS, or none
+exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/sh -c "$*"
 """
         )
         self.agent.chmod(0o755)
@@ -279,6 +340,7 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             **self.owner(),
             "link": self.link,
             "switch": self.switch.pid if self.switch else None,
+            "cpus": [cpu_list(c) for c in self.cpu_sets],
             "hosts": [
                 {"name": h.name, "address": h.address, "holder": h.holder.pid, "net": h.net}
                 for h in self.hosts
@@ -328,6 +390,7 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
             "--mount",
             f"--wd={os.path.abspath(cwd or os.getcwd())}",
             "--",
+            *self.confined(0),
         ]
 
     def launcher_settings(
@@ -371,13 +434,31 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- /bin/sh -c "$*
         }
 
     def core_binding(self, nprocs: int, cores_each: int = 1) -> list[str]:
-        """Open MPI's binding of the ranks to the cores the hosts share: as
-        one mpirun binds them on one host, rank r on core r (on cores r C to
-        r C + C - 1 with 'cores_each' C) while the ranks' cores are no more
-        than the machine's, else none. (By default each host would bind its
-        own ranks from core 0 on, so that the first ranks of all hosts shared
-        core 0 while other cores idled.)"""
-        if nprocs * cores_each > (os.cpu_count() or 1):
+        """Open MPI's binding of the ranks. On hosts of their own CPUs, each
+        host binds its ranks to its cores, one each ('cores_each' C: C each)
+        while they fit, else none. On hosts that share the machine's cores,
+        as one mpirun binds them on one host: rank r on core r (on cores r C
+        to r C + C - 1) while the ranks' cores are no more than the
+        machine's, else none. (By default each host would bind its own ranks
+        from core 0 on, so that the first ranks of all hosts shared core 0
+        while other cores idled.)"""
+        if self.cpu_sets:  # each host binds its own ranks to its own cores
+            counts = placement(nprocs, self.count)
+            if any(n * cores_each > len(c) for n, c in zip(counts, self.cpu_sets)):
+                return ["--bind-to", "none"]
+            # A rankfile of the CPUs' own numbers: Open MPI 4.1's binding
+            # (--bind-to core) sees every host's CPUs and binds host 2's
+            # first rank to core 0, which its host does not have.
+            rankfile = self.directory / f"rankfile-{nprocs}x{cores_each}-own"
+            lines, rank = [], 0
+            for host, count, cpus in zip(self.hosts, counts, self.cpu_sets):
+                for k in range(count):
+                    mine = cpus[k * cores_each : (k + 1) * cores_each]
+                    lines.append(f"rank {rank}={host.name} slot={','.join(map(str, mine))}\n")
+                    rank += 1
+            rankfile.write_text("".join(lines))
+            return ["--rankfile", str(rankfile), "--mca", "rmaps_rank_file_physical", "1"]
+        if nprocs * cores_each > len(machine_cpus()):
             return ["--bind-to", "none"]
         rankfile = self.directory / f"rankfile-{nprocs}x{cores_each}"
         if not rankfile.exists():

@@ -4,6 +4,7 @@ that binds each rank. No numpy here: tandem run reads a mapping with it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 from dataclasses import dataclass
@@ -158,6 +159,24 @@ def with_hosts(placement: Placement, names: list[str] | None) -> Placement:
         placement.algorithm,
         placement.extra,
     )
+
+
+def on_cpus(placement: Placement, cpu_sets: list[list[int]]) -> Placement:
+    """The placement on hosts of their own CPUs (simulated hosts that divide
+    this machine's: cpu_sets[i] are host i's): core c of host i becomes the
+    c-th CPU of cpu_sets[i], as its number on the machine. No sets: as it is."""
+    if not cpu_sets:
+        return placement
+    core = []
+    for r in range(placement.ranks):
+        h, c = placement.host[r], placement.core[r]
+        if c >= len(cpu_sets[h]):
+            raise TandemError(
+                f"rank {r}: core {c} of {placement.hosts[h]}, which has {len(cpu_sets[h])} "
+                f"CPUs of this machine's ({len(cpu_sets)} hosts share them)"
+            )
+        core.append(cpu_sets[h][c])
+    return dataclasses.replace(placement, core=core, cpu=list(core))
 
 
 def rankfile(placement: Placement) -> str:

@@ -160,8 +160,44 @@ def test_open_mpi_binds_the_ranks_as_on_one_host(simulated_hosts, tmp_path):
         result = launch_on_hosts(simulated_hosts, build_for("openmpi"), nprocs, show)
         assert result.returncode == 0, result.stderr
         bound = {int(f.name): f.read_text().split() for f in found.iterdir()}
+        if simulated_hosts.cpu_sets:  # hosts of their own CPUs: see the test below
+            continue
         everything = [str(c) for c in range(cores)]
         assert bound == {r: [str(r)] if nprocs <= cores else everything for r in range(nprocs)}
+
+
+@pytest.mark.parametrize("family", ["openmpi", "mpich"])
+def test_hosts_of_their_own_cpus_keep_their_ranks_there(tmp_path, family):
+    """Hosts(split_cpus=True), which a machine of 2 CPUs or more per host
+    gets by default: each host's processes run on its own block of the
+    machine's CPUs (a node's), Open MPI binding each rank to one of them;
+    MPICH's ranks, unbound, keep the whole block. One rank per host, each
+    writing its CPUs to a file of its own; the hosts line names the blocks."""
+    if hosts.missing_requirements(None):
+        pytest.skip(hosts.missing_requirements(None))
+    show = [
+        sys.executable,
+        "-c",
+        "import os, sys; rank = os.environ.get('OMPI_COMM_WORLD_RANK', os.environ.get('PMI_RANK')); "
+        "open(os.path.join(sys.argv[1], rank), 'w').write("
+        "' '.join(str(c) for c in sorted(os.sched_getaffinity(0))))",
+        str(tmp_path),
+    ]
+    with hosts.Hosts(2, split_cpus=True) as made:
+        blocks = made.cpu_sets
+        assert blocks == hosts.cpu_split(hosts.machine_cpus(), 2) and len(blocks) == 2
+        assert "taskset -c" in made.agent.read_text()
+        result = launch_on_hosts(made, build_for(family), 2, show, with_tandem=False)
+        assert result.returncode == 0, result.stderr
+    found = {int(f.name): [int(c) for c in f.read_text().split()] for f in tmp_path.iterdir()}
+    assert sorted(found) == [0, 1], found
+    for rank, cpus in found.items():
+        if family == "openmpi":
+            assert len(cpus) == 1 and cpus[0] in blocks[rank], (rank, cpus, blocks)
+        else:
+            assert cpus == blocks[rank], (rank, cpus, blocks)
+    assert hosts.cpu_list([0, 1, 2, 3, 5, 7, 8]) == "0-3,5,7-8"
+    assert hosts.cpu_split(list(range(5)), 2) == [[0, 1, 2], [3, 4]]
 
 
 @pytest.mark.parametrize("progress", ["native", "auto", "off", "drive", "proxy"])

@@ -726,3 +726,16 @@ def test_bench_place_errors_name_the_value(tmp_path):
     assert "--link fast: expected a positive number and one of tc's units" in error
     error = tandem_cli("bench", "place", "--hosts", "1").stderr
     assert "--hosts 1: tandem bench place needs 2 to 64 hosts" in error
+
+
+def test_a_placement_on_hosts_of_their_own_cpus(tmp_path):
+    """Simulated hosts that divide the machine's CPUs (host a on 0-7, b on
+    8-15): core c of a host is the c-th of its CPUs, by number; a core past
+    a host's CPUs is an error naming the rank and the host."""
+    placed = mapping.load_placement(two_hosts_mapping(tmp_path))
+    assert mapping.on_cpus(placed, []) is placed
+    moved = mapping.on_cpus(placed, [list(range(8)), list(range(8, 16))])
+    assert moved.core == moved.cpu == [1, 8, 0, 9] and moved.host == placed.host
+    assert mapping.rankfile(moved).startswith("rank 0=a slot=1\nrank 1=b slot=8\n")
+    with pytest.raises(TandemError, match=r"rank 0: core 1 of a, which has 1 CPUs"):
+        mapping.on_cpus(placed, [[0], [1]])
