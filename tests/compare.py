@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fcntl
 import hashlib
 import json
 import os
@@ -101,26 +102,40 @@ def reference_run(build, nprocs, program, env, launcher_args):
     """The run without Tandem, made once per ctest run for all the tests
     that share its key (reference_key): the same program under the drive,
     proxy, monitoring and ghost variants needs one reference, not one each.
-    Only a run that exited 0 is kept; two tests that miss at once both run
-    it and the last one's file stays (written whole, then renamed)."""
+    Only a run that exited 0 is kept (written whole, then renamed). A test
+    that misses while another makes the run (ctest -j starts a program's
+    variants side by side) waits for it on the key's lock instead of making
+    it a second time beside it; where that one failed, it makes its own."""
     key = reference_key(build, nprocs, program, env, launcher_args)
     if key is None:
         return run(build, nprocs, program, False, env, launcher_args)[1]
     store = build.directory / "compare-references"
     file = store / f"{key}.json"
+    kept = read_reference(file)
+    if kept is not None:
+        return kept
+    store.mkdir(exist_ok=True)
+    with open(store / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        kept = read_reference(file)
+        if kept is not None:
+            return kept
+        command, result = run(build, nprocs, program, False, env, launcher_args)
+        if result.returncode == 0:
+            record = {"command": command, "stdout": result.stdout, "stderr": result.stderr}
+            with tempfile.NamedTemporaryFile("w", dir=store, delete=False, suffix=".tmp") as out:
+                json.dump(record, out)
+            os.replace(out.name, file)
+    return result
+
+
+def read_reference(file: Path) -> subprocess.CompletedProcess | None:
+    """The kept run without Tandem, or None where there is none."""
     try:
         kept = json.loads(file.read_text())
         return subprocess.CompletedProcess(kept["command"], 0, kept["stdout"], kept["stderr"])
     except (OSError, ValueError, KeyError):
-        pass
-    command, result = run(build, nprocs, program, False, env, launcher_args)
-    if result.returncode == 0:
-        store.mkdir(exist_ok=True)
-        record = {"command": command, "stdout": result.stdout, "stderr": result.stderr}
-        with tempfile.NamedTemporaryFile("w", dir=store, delete=False, suffix=".tmp") as out:
-            json.dump(record, out)
-        os.replace(out.name, file)
-    return result
+        return None
 
 
 def sanitizer_settings(build) -> dict[str, str]:
