@@ -46,8 +46,8 @@ def run(build, nprocs, program, env):
     return command, result
 
 
-def expect_failure(build, program, env, patterns) -> int:
-    command, result = run(build, 1, program, env)
+def expect_failure(build, program, env, patterns, processes=1) -> int:
+    command, result = run(build, processes, program, env)
     missing = [p for p in patterns if not re.search(p, result.stderr, re.MULTILINE)]
     if result.returncode == 0 or missing:
         print(f"exit status {result.returncode}: {' '.join(command)}")
@@ -82,7 +82,7 @@ def main() -> int:
         env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
         env["UBSAN_OPTIONS"] = "print_stacktrace=1"
     if args.fails:
-        return expect_failure(build, args.programs, env, args.fails)
+        return expect_failure(build, args.programs, env, args.fails, args.hosts)
     if len(args.programs) < 2:
         parser.error("give the reference program and the virtual one")
     args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]

@@ -269,6 +269,8 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         .main = rank_main,
         .poll = hosts > 1 ? tdm_virt_net_poll : NULL,
         .abort = abort_job,
+        .quiet = hosts > 1 ? tdm_virt_net_quiet : NULL,
+        .reported = hosts > 1 ? tdm_virt_net_reported : NULL,
     };
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
         tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||

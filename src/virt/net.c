@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TDM_VIRT_NET_TAG 7
 
@@ -29,6 +30,82 @@ static int per_process, this_process, process_count;
 static pthread_mutex_t poll_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 static outgoing *in_flight;
+static long long sent_count, received_count; /* messages to and from other processes (atomic) */
+
+/*
+ * Whether the job is stuck: waves of MPI_Iallreduce on a communicator of
+ * their own, each process taking part only while it is quiet (every core
+ * idle, no rank ready) or done, with its counts of messages sent to and
+ * received from other processes and of ranks not finished. A process
+ * becomes busy again only when a message reaches it. Two waves in a row
+ * with the same sums and as many messages received as sent (Mattern's
+ * four counters) mean that no message was on its way and none moved
+ * between them: every rank of the job is blocked or finished for good.
+ * No unfinished rank left: the job is done. Every process sees the same
+ * sums, so all decide alike at the same wave.
+ */
+static MPI_Comm wave_comm = MPI_COMM_NULL;
+static MPI_Request wave = MPI_REQUEST_NULL;
+static long long wave_mine[3], wave_sums[3], last_sums[3];
+static int have_last;
+static pthread_mutex_t wave_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct timespec wave_posted;
+
+/* Microseconds since 'then'. */
+static long long since_us(const struct timespec *then)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - then->tv_sec) * 1000000LL + (now.tv_nsec - then->tv_nsec) / 1000;
+}
+
+/* One step: post a wave, or see whether the posted one ended and what it
+   says (TDM_VIRT_*). A new wave of a process with unfinished ranks waits
+   WAVE_PAUSE_US after its last one, so that a job waiting for a long
+   computation of one process does not keep the others' real MPI busy. */
+enum { WAVE_PAUSE_US = 100000 };
+static int wave_step(int unfinished)
+{
+    int verdict = TDM_VIRT_GOING;
+    if (wave_comm == MPI_COMM_NULL || pthread_mutex_trylock(&wave_mutex) != 0)
+        return verdict;
+    if (wave == MPI_REQUEST_NULL) {
+        if (!have_last || unfinished == 0 || since_us(&wave_posted) >= WAVE_PAUSE_US) {
+            wave_mine[0] = __atomic_load_n(&sent_count, __ATOMIC_SEQ_CST);
+            wave_mine[1] = __atomic_load_n(&received_count, __ATOMIC_SEQ_CST);
+            wave_mine[2] = unfinished;
+            clock_gettime(CLOCK_MONOTONIC, &wave_posted);
+            if (PMPI_Iallreduce(wave_mine, wave_sums, 3, MPI_LONG_LONG, MPI_SUM, wave_comm,
+                                &wave) != MPI_SUCCESS)
+                wave = MPI_REQUEST_NULL;
+        }
+    } else {
+        int done = 0;
+        PMPI_Test(&wave, &done, MPI_STATUS_IGNORE);
+        if (done) {
+            if (wave_sums[2] == 0)
+                verdict = TDM_VIRT_ALL_DONE;
+            else if (wave_sums[0] == wave_sums[1] && have_last && last_sums[0] == wave_sums[0] &&
+                     last_sums[1] == wave_sums[1])
+                verdict = TDM_VIRT_DEADLOCK;
+            memcpy(last_sums, wave_sums, sizeof last_sums);
+            have_last = 1;
+        }
+    }
+    pthread_mutex_unlock(&wave_mutex);
+    return verdict;
+}
+
+int tdm_virt_net_quiet(int unfinished)
+{
+    return wave_step(unfinished);
+}
+
+void tdm_virt_net_reported(void)
+{
+    /* every process has found the deadlock at the same wave */
+    PMPI_Barrier(wave_comm);
+}
 
 int tdm_virt_net_init(int ranks_per_process, int process, int processes)
 {
@@ -37,7 +114,8 @@ int tdm_virt_net_init(int ranks_per_process, int process, int processes)
     process_count = processes;
     if (processes == 1)
         return MPI_SUCCESS;
-    return PMPI_Comm_dup(MPI_COMM_WORLD, &net_comm);
+    int err = PMPI_Comm_dup(MPI_COMM_WORLD, &net_comm);
+    return err == MPI_SUCCESS ? PMPI_Comm_dup(MPI_COMM_WORLD, &wave_comm) : err;
 }
 
 /* Free the buffers of the sends the real MPI completed; all of them and
@@ -68,7 +146,24 @@ void tdm_virt_net_finish(void)
 {
     if (net_comm == MPI_COMM_NULL)
         return;
+    /* Take part in the waves until every process is done: one whose ranks
+       wait for a message that this one's never sent finds its deadlock. */
+    for (int verdict; (verdict = wave_step(0)) != TDM_VIRT_ALL_DONE;) {
+        if (verdict == TDM_VIRT_DEADLOCK) {
+            fprintf(stderr,
+                    "tandem virt: deadlock: every virtual rank of the job is blocked or finished "
+                    "and no message is on its way (ranks %d-%d, in this process: finished)\n",
+                    this_process * per_process, (this_process + 1) * per_process - 1);
+            fflush(stderr);
+            tdm_virt_net_reported();
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        tdm_virt_net_poll();
+        struct timespec pause = {0, 50000};
+        nanosleep(&pause, NULL);
+    }
     reap(1);
+    PMPI_Comm_free(&wave_comm);
     PMPI_Comm_free(&net_comm);
 }
 
@@ -102,6 +197,7 @@ int tdm_virt_net_poll(void)
         }
         tdm_virt_deliver(target, h.context, h.source, h.tag, buffer, buffer + sizeof h,
                          (size_t)h.bytes);
+        __atomic_add_fetch(&received_count, 1, __ATOMIC_SEQ_CST);
         arrived++;
     }
     pthread_mutex_unlock(&poll_mutex);
@@ -154,6 +250,7 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
         }
         return err;
     }
+    __atomic_add_fetch(&sent_count, 1, __ATOMIC_SEQ_CST);
     o->buffer = buffer;
     pthread_mutex_lock(&out_mutex);
     o->next = in_flight;

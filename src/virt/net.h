@@ -10,7 +10,8 @@
  * real MPI's send then runs on, and the poller frees its buffer).
  *
  * tdm_virt_send routes a message to a rank of this process (virt/queue) or
- * of another one.
+ * of another one. A deadlock across processes is found by waves of the
+ * processes' counts of messages (tdm_virt_net_quiet).
  */
 #ifndef TDM_VIRT_NET_H
 #define TDM_VIRT_NET_H
@@ -33,6 +34,15 @@ void tdm_virt_net_finish(void);
    sends; returns nonzero if a message arrived. Any thread; one at a time
    (others return 0 at once). */
 int tdm_virt_net_poll(void);
+
+/* The job's verdict on this quiet process (tdm_virt_quiet in virt/sched.h):
+   TDM_VIRT_DEADLOCK once every process is quiet or done and no message is
+   on its way, twice in a row; any thread. */
+int tdm_virt_net_quiet(int unfinished);
+
+/* After this process printed its part of the deadlock report: waits until
+   every process has printed its own (then one aborts the job). */
+void tdm_virt_net_reported(void);
 
 /* Send to world rank 'dest' on 'context' as rank 'source' of the
    communicator: in this process through the queues, otherwise over the

@@ -5,7 +5,9 @@
  * is put there by tdm_virt_wake only when it moved want_wake from 1 to 0,
  * and by tdm_virt_yield for itself. A core's scheduler context runs only
  * when no rank of that core runs. A deadlock is every core idle with every
- * ready queue empty (checked under idle_mutex by the last core to go idle).
+ * ready queue empty (checked under idle_mutex by the last core to go idle);
+ * with several processes, also every other process so and no message on
+ * its way between them, which config.quiet finds out (virt/net).
  */
 #include "virt/sched.h"
 
@@ -29,6 +31,7 @@ struct tdm_virt_core {
     pthread_cond_t wakeup;
     int cpu;         /* the CPU it is pinned to, or -1 */
     int empty_polls; /* polls of other processes in a row that found nothing */
+    int quiet;       /* it sleeps between polls, no rank to run (atomic) */
 } __attribute__((aligned(64)));
 
 /* Empty polls of the real MPI an idle core makes (yielding the CPU in
@@ -196,8 +199,14 @@ static void rank_entry(void *arg)
 
 static void report_deadlock(void)
 {
-    fprintf(stderr, "tandem virt: deadlock: every virtual rank of the process is blocked and no "
-                    "message can arrive\n");
+    if (config.single_process)
+        fprintf(stderr, "tandem virt: deadlock: every virtual rank of the process is blocked and "
+                        "no message can arrive\n");
+    else
+        fprintf(stderr,
+                "tandem virt: deadlock: every virtual rank of the job is blocked or finished and "
+                "no message is on its way (ranks %d-%d, in this process)\n",
+                config.world_offset, config.world_offset + rank_count - 1);
     for (int i = 0; i < rank_count; i++) {
         tdm_virt_rank *r = &ranks[i];
         if (r->done)
@@ -210,9 +219,24 @@ static void report_deadlock(void)
                     r->blocked_call ? r->blocked_call : "?");
     }
     fflush(stderr);
+    if (config.reported)
+        config.reported();
     if (config.abort)
         config.abort(1);
     abort();
+}
+
+/* Every core of this process sleeps between its polls and no rank is ready
+   (several processes). */
+static int process_quiet(void)
+{
+    /* the queue before the flag: a core clears its flag before it takes a
+       rank from its queue (run_core) */
+    for (int c = 0; c < config.cores; c++)
+        if (__atomic_load_n(&cores[c].head, __ATOMIC_SEQ_CST) ||
+            !__atomic_load_n(&cores[c].quiet, __ATOMIC_SEQ_CST))
+            return 0;
+    return 1;
 }
 
 /* Nothing is ready on 'core': poll the other processes, detect a deadlock,
@@ -221,6 +245,7 @@ static void idle(tdm_virt_core *core)
 {
     if (config.poll && config.poll()) {
         core->empty_polls = 0;
+        __atomic_store_n(&core->quiet, 0, __ATOMIC_SEQ_CST);
         return;
     }
     if (!config.single_process) {
@@ -230,6 +255,12 @@ static void idle(tdm_virt_core *core)
         if (++core->empty_polls < IDLE_POLLS_BEFORE_SLEEP) {
             sched_yield();
             return;
+        }
+        __atomic_store_n(&core->quiet, 1, __ATOMIC_SEQ_CST);
+        if (config.quiet && process_quiet()) {
+            int unfinished = rank_count - __atomic_load_n(&finished, __ATOMIC_SEQ_CST);
+            if (config.quiet(unfinished) == TDM_VIRT_DEADLOCK)
+                report_deadlock();
         }
         struct timespec pause = {0, 20000};
         nanosleep(&pause, NULL);
@@ -319,6 +350,13 @@ static void *run_core(void *arg)
     }
 #endif
     while (__atomic_load_n(&finished, __ATOMIC_SEQ_CST) < rank_count) {
+        /* no longer quiet before a rank leaves the queue (process_quiet
+           reads the queue first) */
+        if (__atomic_load_n(&core->quiet, __ATOMIC_RELAXED) &&
+            __atomic_load_n(&core->head, __ATOMIC_SEQ_CST)) {
+            core->empty_polls = 0;
+            __atomic_store_n(&core->quiet, 0, __ATOMIC_SEQ_CST);
+        }
         tdm_virt_rank *next = pop_ready(core);
         if (!next) {
             idle(core);

@@ -47,6 +47,19 @@ typedef int (*tdm_virt_poll)(void);
 /* Called after a deadlock was reported (on stderr); does not return. */
 typedef void (*tdm_virt_abort)(int code);
 
+/* What the processes together say of a quiet process (tdm_virt_quiet). */
+enum { TDM_VIRT_GOING = 0, TDM_VIRT_DEADLOCK = 1, TDM_VIRT_ALL_DONE = 2 };
+
+/* Called by an idle core while every core of the process is idle and no
+   rank of it is ready, with the number of its ranks not finished: whether
+   the job as a whole is stuck (TDM_VIRT_DEADLOCK), all finished, or going
+   on. NULL in a single process. */
+typedef int (*tdm_virt_quiet)(int unfinished);
+
+/* Called after this process printed its deadlock report, before the abort
+   (NULL in a single process). */
+typedef void (*tdm_virt_reported)(void);
+
 typedef struct {
     int cores;          /* kernel threads */
     int ranks_per_core; /* user-level threads per kernel thread */
@@ -57,6 +70,8 @@ typedef struct {
     tdm_virt_rank_main main;
     tdm_virt_poll poll;
     tdm_virt_abort abort;
+    tdm_virt_quiet quiet;
+    tdm_virt_reported reported;
 } tdm_virt_sched_config;
 
 /* Make the ranks and their stacks. Returns 0, or an errno value with a
