@@ -490,3 +490,12 @@ def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
     result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "FAILED" not in result.stdout and "the origin's put landed" in result.stdout
+    # a get and a put of 3 MiB + 123 bytes: handed over in pieces of 1 MiB
+    # (the last one short), every byte checked by the benchmark itself
+    smb = [str(build.directory / "tandem-bench-rma-smb"), "get,put", str(3 * 2**20 + 123), "2"]
+    result = launch_on_hosts(simulated_hosts, build, 4, smb, env, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert sorted(r["op"] for r in records) == ["get", "put"], result.stdout
+    assert all(r["wrong_bytes"] == 0 for r in records), records
+    assert re.search(r"[1-9]\d* of them to other hosts", result.stderr), result.stderr
