@@ -209,6 +209,67 @@ TMPI_EXPORT int TMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const i
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                      MPI_Request *request);
 
+/*
+ * TinyMPI's spelling (its report, seed 004; docs/VIRTUAL.md): a program
+ * whose entry is TMPI_main(int, char **), that calls the TMPI_* functions
+ * above and names the TMPI_* types and constants below, and never calls
+ * TMPI_Init or TMPI_Finalize: each rank is initialized before its
+ * TMPI_main and finalized after it. It includes this header; `tandem c++`
+ * (or `tandem cc`) builds it. TMPI_main has C's linkage from here.
+ */
+int TMPI_main(int argc, char **argv);
+
+/* What the runtime leaves to the real MPI: its statuses and datatypes */
+#define TMPI_Get_count MPI_Get_count
+#define TMPI_Type_size MPI_Type_size
+
+typedef MPI_Comm TMPI_Comm;
+typedef MPI_Datatype TMPI_Datatype;
+typedef MPI_Op TMPI_Op;
+typedef MPI_Request TMPI_Request;
+typedef MPI_Status TMPI_Status;
+typedef MPI_Group TMPI_Group;
+
+#define TMPI_COMM_WORLD MPI_COMM_WORLD
+#define TMPI_COMM_SELF MPI_COMM_SELF
+#define TMPI_COMM_NULL MPI_COMM_NULL
+#define TMPI_REQUEST_NULL MPI_REQUEST_NULL
+#define TMPI_STATUS_IGNORE MPI_STATUS_IGNORE
+#define TMPI_STATUSES_IGNORE MPI_STATUSES_IGNORE
+#define TMPI_ANY_SOURCE MPI_ANY_SOURCE
+#define TMPI_ANY_TAG MPI_ANY_TAG
+#define TMPI_PROC_NULL MPI_PROC_NULL
+#define TMPI_IN_PLACE MPI_IN_PLACE
+#define TMPI_SUCCESS MPI_SUCCESS
+#define TMPI_UNDEFINED MPI_UNDEFINED
+
+#define TMPI_CHAR MPI_CHAR
+#define TMPI_BYTE MPI_BYTE
+#define TMPI_SHORT MPI_SHORT
+#define TMPI_INT MPI_INT
+#define TMPI_LONG MPI_LONG
+#define TMPI_LONG_LONG MPI_LONG_LONG
+#define TMPI_UNSIGNED MPI_UNSIGNED
+#define TMPI_UNSIGNED_LONG MPI_UNSIGNED_LONG
+#define TMPI_FLOAT MPI_FLOAT
+#define TMPI_DOUBLE MPI_DOUBLE
+#define TMPI_LONG_DOUBLE MPI_LONG_DOUBLE
+#define TMPI_INT32_T MPI_INT32_T
+#define TMPI_INT64_T MPI_INT64_T
+#define TMPI_UINT32_T MPI_UINT32_T
+#define TMPI_UINT64_T MPI_UINT64_T
+
+#define TMPI_SUM MPI_SUM
+#define TMPI_PROD MPI_PROD
+#define TMPI_MAX MPI_MAX
+#define TMPI_MIN MPI_MIN
+#define TMPI_LAND MPI_LAND
+#define TMPI_LOR MPI_LOR
+#define TMPI_BAND MPI_BAND
+#define TMPI_BOR MPI_BOR
+#define TMPI_MAXLOC MPI_MAXLOC
+#define TMPI_MINLOC MPI_MINLOC
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 /*
  * The process's main of a program built with `tandem cc` (the static
  * library libtandem-virt-main.a): include/virt/mpi.h renamed the program's
- * main to TMPI_Main, which each virtual rank runs.
+ * main to TMPI_Main, which each virtual rank runs; a program written for
+ * TinyMPI has TMPI_main instead.
  */
 #include <stdio.h>
 
@@ -12,6 +13,19 @@
    function, found by its mangled name. */
 int TMPI_Main(int argc, char **argv) __attribute__((weak));
 int TMPI_Main_of_cxx(void) __asm__("_Z9TMPI_Mainv") __attribute__((weak));
+/* A program written for TinyMPI: its entry, run between the rank's
+   TMPI_Init and TMPI_Finalize (include/tmpi.h). */
+int TMPI_main(int argc, char **argv) __attribute__((weak));
+
+static int main_of_tinympi(int argc, char **argv)
+{
+    int provided, code;
+    if ((code = TMPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided)) != MPI_SUCCESS)
+        return code;
+    code = TMPI_main(argc, argv);
+    TMPI_Finalize();
+    return code;
+}
 
 static int main_of_cxx(int argc, char **argv)
 {
@@ -22,9 +36,12 @@ static int main_of_cxx(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (!TMPI_Main && !TMPI_Main_of_cxx) {
-        fprintf(stderr, "tandem virt: the program has no main\n");
-        return 1;
-    }
-    return TMPI_Run(argc, argv, TMPI_Main ? TMPI_Main : main_of_cxx);
+    if (TMPI_Main)
+        return TMPI_Run(argc, argv, TMPI_Main);
+    if (TMPI_main)
+        return TMPI_Run(argc, argv, main_of_tinympi);
+    if (TMPI_Main_of_cxx)
+        return TMPI_Run(argc, argv, main_of_cxx);
+    fprintf(stderr, "tandem virt: the program has no main (nor TinyMPI's TMPI_main)\n");
+    return 1;
 }

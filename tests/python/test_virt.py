@@ -136,6 +136,21 @@ def test_run_virtual_on_hosts_refuses_a_process_count_that_is_not_one_per_host(t
     assert unshaped.returncode == 2 and "give --hosts H too" in unshaped.stderr
 
 
+def test_a_program_written_for_tinympi_runs_as_virtual_ranks(mpi, tmp_path):
+    """tandem c++ builds a program in TinyMPI's spelling (TMPI_main, TMPI_*
+    calls, types and constants, no TMPI_Init or TMPI_Finalize), which runs
+    as virtual ranks and checks its own results; tinypirun's -nn/-nc/-nv
+    place them (2 processes of 2 cores of 2 ranks)."""
+    program = tmp_path / "ring"
+    source = ROOT / "tests" / "cxx" / "tinympi_ring.cpp"
+    built = tandem_cli("c++", "--mpi", mpi, str(source), "-o", str(program))
+    assert built.returncode == 0, built.stderr
+    run = tandem_cli("run", "-q", "--cores", "1", "--virtual", "4", str(program))
+    assert run.returncode == 0 and run.stdout == "tinympi ring of 4: ok\n", run.stderr
+    run = tandem_cli("run", "-q", "-nn", "2", "-nc", "2", "-nv", "2", str(program))
+    assert run.returncode == 0 and run.stdout == "tinympi ring of 8: ok\n", run.stderr
+
+
 def test_a_plain_cxx_program_runs_as_virtual_ranks(mpi, tmp_path):
     """tandem c++: a C++ program (main with and without parameters) runs as
     virtual ranks; an unsupported call stops the compilation naming it, as
