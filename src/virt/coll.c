@@ -502,6 +502,40 @@ static void build_allgather(tdm_virt_sched *s, const void *sendbuf, int sendcoun
     build_bcast(s, recvbuf, recvcount * s->size, recvtype, 0);
 }
 
+/* MPI_IN_PLACE in the alltoalls: the receive buffer holds what to send. A
+   block of 'count' x 'type' at byte 'at' of it widens [*lo, *hi) to its
+   bytes. */
+static void widen(MPI_Aint at, int count, MPI_Datatype type, MPI_Aint *lo, MPI_Aint *hi)
+{
+    if (count <= 0)
+        return;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    MPI_Aint start = at + true_lb, end = start + true_extent + (MPI_Aint)(count - 1) * extent;
+    if (*lo > *hi) { /* empty so far */
+        *lo = start;
+        *hi = end;
+        return;
+    }
+    *lo = start < *lo ? start : *lo;
+    *hi = end > *hi ? end : *hi;
+}
+
+/* A copy of the receive buffer's bytes [lo, hi), made now, before any block
+   arrives, kept by the schedule; the address that stands for recvbuf in it
+   (the send buffer, of the receive buffer's layout). */
+static const char *in_place_copy(tdm_virt_sched *s, const char *recvbuf, MPI_Aint lo, MPI_Aint hi)
+{
+    if (lo >= hi)
+        return recvbuf; /* nothing to send */
+    char *copy = add_scratch(s, (int)(hi - lo), MPI_BYTE);
+    if (!copy)
+        return NULL;
+    memcpy(copy, recvbuf + lo, (size_t)(hi - lo));
+    return copy - lo;
+}
+
 /* Each rank's block to each: receives first, then the sends, each rank
    starting with its next. */
 static void build_alltoallv(tdm_virt_sched *s, const void *sendbuf, const int *sendcounts,
@@ -620,10 +654,15 @@ int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *send
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       tdm_virt_request **out)
 {
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
     tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoall" : "MPI_Alltoall");
-    if (s)
+    if (s && sendbuf == MPI_IN_PLACE) {
+        MPI_Aint lo = 1, hi = 0;
+        widen(0, recvcount * s->size, recvtype, &lo, &hi);
+        sendbuf = in_place_copy(s, recvbuf, lo, hi);
+        sendcount = recvcount;
+        sendtype = recvtype;
+    }
+    if (s && sendbuf)
         build_alltoallv(s, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                         recvtype);
     return finish_build(self, s, out);
@@ -738,10 +777,17 @@ int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
                        void *recvbuf, const int *recvcounts, const int *rdispls,
                        MPI_Datatype recvtype, tdm_virt_request **out)
 {
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
     tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoallv" : "MPI_Alltoallv");
-    if (s)
+    if (s && sendbuf == MPI_IN_PLACE) {
+        MPI_Aint lo = 1, hi = 0, extent = extent_of(recvtype);
+        for (int r = 0; r < s->size; r++)
+            widen((MPI_Aint)rdispls[r] * extent, recvcounts[r], recvtype, &lo, &hi);
+        sendbuf = in_place_copy(s, recvbuf, lo, hi);
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+        sendtype = recvtype;
+    }
+    if (s && sendbuf)
         build_alltoallv(s, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls,
                         0, recvtype);
     return finish_build(self, s, out);
@@ -774,10 +820,17 @@ int tdm_virt_alltoallw(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
                        void *recvbuf, const int *recvcounts, const int *rdispls,
                        const MPI_Datatype *recvtypes, tdm_virt_request **out)
 {
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_ERR_ARG; /* not supported yet: said in docs/VIRTUAL.md */
     tdm_virt_sched *s = sched_new(comm, out ? "MPI_Ialltoallw" : "MPI_Alltoallw");
-    if (s)
+    if (s && sendbuf == MPI_IN_PLACE) {
+        MPI_Aint lo = 1, hi = 0;
+        for (int r = 0; r < s->size; r++)
+            widen(rdispls[r], recvcounts[r], recvtypes[r], &lo, &hi);
+        sendbuf = in_place_copy(s, recvbuf, lo, hi);
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+        sendtypes = recvtypes;
+    }
+    if (s && sendbuf)
         build_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes);
     return finish_build(self, s, out);
