@@ -15,11 +15,14 @@
 #   heat     3D heat conduction with one-sided halos, 2 and 8 ranks
 #   rma      the 8 MiB get from a target that computes (truly passive)
 #   overlap  point-to-point overlap, 1 and 4 MiB, 2 rounds, Tandem's default too
+#   virt     per MPI: tandem model calibrate on the 2 hosts, then tandem bench
+#            virt (TinyMPI's stencil as V = 1, 2, 4, 8 virtual ranks per core
+#            against MPI processes, with the model's prediction; issue 36)
 # Each writes OUT/NAME/ (JSON and table; plots where matplotlib is found,
 # else drawn here afterwards from the JSON), and OUT/hosts.log says what ran.
 #
 # DEVICE_BUDGET_S (default 450): no benchmark starts unless its estimate fits.
-# DEVICE_HOSTS_ONLY (default "smb heat rma overlap"): which, in that order.
+# DEVICE_HOSTS_ONLY (default "smb heat rma overlap virt"): which, in that order.
 # DEVICE_LINK (default 10gbit): each host's link rate.
 # DEVICE_MPIS (default "mpich openmpi"), DEVICE_ROUNDS (default 3),
 # DEVICE_LAUNCH_TIMEOUT (default 15 s: a launch killed, its output kept).
@@ -29,13 +32,14 @@
 set -uo pipefail
 
 BUDGET=${DEVICE_BUDGET_S:-450}
-ONLY=${DEVICE_HOSTS_ONLY:-smb heat rma overlap}
+ONLY=${DEVICE_HOSTS_ONLY:-smb heat rma overlap virt}
 LINK=${DEVICE_LINK:-10gbit}
 MPIS=${DEVICE_MPIS:-mpich openmpi}
 ROUNDS=${DEVICE_ROUNDS:-3}
 # MPICH alone hangs in MPI_Finalize now and then across hosts (docs/HOSTS.md):
 # such a launch is killed after this many seconds, its results kept
 LAUNCH_TIMEOUT=${DEVICE_LAUNCH_TIMEOUT:-15}
+VIRT_LINK=${DEVICE_VIRT_LINK:-1gbit} # as docs/VIRTUAL.md's runs
 QUICK=${DEVICE_QUICK:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACK=${1:-$ROOT/.device-pack/tandem-device.tar.gz}
@@ -124,22 +128,51 @@ pack_results() {
 if [ -n "$QUICK" ]; then
     SMB=(--sizes 65536 --trials 1) HEAT=(--ranks 2 --cells 32768 --steps 2 --trials 1)
     RMA=(--sizes 65536 --work 0.05 --trials 1) OVERLAP=(--sizes 65536 --ranks 2 --trials 1)
+    VIRT=(--quick) VIRT_ESTIMATE=30
     ROUNDS=1
 else
     SMB=(--sizes 65536,262144,1048576,4194304 --trials 5)
     HEAT=(--ranks 2,8 --cells 4194304 --steps 10 --trials 3)
     RMA=(--sizes 65536,1048576,8388608 --work 0.25 --trials 2)
     OVERLAP=(--sizes 1048576,4194304 --trials 5 --rounds 2) # 2 ranks: one per host
+    VIRT=(--rounds 3) VIRT_ESTIMATE=120 # the 2-core machine's run: 1 core per host, 1gbit
 fi
 # Open MPI 4.1 makes no window across hosts over TCP (docs/HOSTS.md): the
 # one-sided benchmarks run MPICH alone.
+# The virtual ranks' stencil, per MPI: its programs load libtandem-virt.so.0
+# from the MPI's folder; the calibration goes with the results.
+virt() {
+    local mpi left start status
+    for mpi in $MPIS; do
+        left=$((BUDGET - SECONDS))
+        if [ "$VIRT_ESTIMATE" -gt "$left" ]; then
+            log "-- virt $mpi skipped: about ${VIRT_ESTIMATE} s, ${left} s left"
+            continue
+        fi
+        log "-- virt $mpi ($(date -u +%T), ${left} s left): tandem model calibrate, tandem bench virt"
+        start=$SECONDS status=0
+        mkdir -p "$OUT/virt-$mpi"
+        LD_LIBRARY_PATH=$DEVICE_PACK/tandem/$mpi:$LD_LIBRARY_PATH timeout "$left" \
+            "${TANDEM[@]}" model calibrate --mpi "$mpi" --link "$VIRT_LINK" \
+            --calibration "$OUT/virt-$mpi/model-$mpi.json" >>"$LOG" 2>&1 || status=$?
+        left=$((BUDGET - SECONDS))
+        [ "$status" -eq 0 ] && LD_LIBRARY_PATH=$DEVICE_PACK/tandem/$mpi:$LD_LIBRARY_PATH \
+            timeout "$left" "${TANDEM[@]}" bench virt --mpi "$mpi" --hosts 2 --link "$VIRT_LINK" \
+            --calibration "$OUT/virt-$mpi/model-$mpi.json" --timeout "$LAUNCH_TIMEOUT" \
+            "${VIRT[@]}" --out "$OUT/virt-$mpi" >>"$LOG" 2>&1 || status=$?
+        log "   virt $mpi: exit $status after $((SECONDS - start)) s"
+        pack_results
+    done
+}
+
 for name in $ONLY; do
     case $name in
+    virt) virt ;;
     smb) bench smb 90 mpich "${SMB[@]}" ;;
     heat) bench heat 90 mpich "${HEAT[@]}" ;;
     rma) bench rma 90 mpich "${RMA[@]}" ;;
     overlap) bench overlap 120 "mpich openmpi" "${OVERLAP[@]}" ;;
-    *) log "-- $name: not a benchmark of this script (smb heat rma overlap)" ;;
+    *) log "-- $name: not a benchmark of this script (smb heat rma overlap virt)" ;;
     esac
 done
 "${TANDEM[@]}" hosts >>"$LOG" 2>&1
