@@ -101,10 +101,38 @@ int tdm_virt_net_quiet(int unfinished)
     return wave_step(unfinished);
 }
 
-void tdm_virt_net_reported(void)
+void tdm_virt_net_reported(const char *text)
 {
     /* every process has found the deadlock at the same wave */
+    int length = (int)strlen(text), *lengths = NULL, *at = NULL;
+    char *all = NULL;
+    if (this_process == 0) {
+        lengths = calloc((size_t)process_count, sizeof *lengths);
+        at = calloc((size_t)process_count, sizeof *at);
+    }
+    PMPI_Gather(&length, 1, MPI_INT, lengths, 1, MPI_INT, 0, wave_comm);
+    if (this_process == 0 && lengths && at) {
+        long total = 0;
+        for (int p = 0; p < process_count; p++) {
+            at[p] = (int)total;
+            total += lengths[p];
+        }
+        all = malloc((size_t)total + 1);
+    }
+    PMPI_Gatherv(text, length, MPI_CHAR, all, lengths, at, MPI_CHAR, 0, wave_comm);
+    if (this_process == 0 && all) {
+        all[at[process_count - 1] + lengths[process_count - 1]] = '\0';
+        fputs(all, stderr);
+    } else if (this_process == 0) {
+        fputs(text, stderr); /* no memory for the others' */
+    }
+    fflush(stderr);
+    /* Every process ends with status 1 once the report is out: the
+       launchers then stop the job and pass on what each printed, where
+       MPI_Abort let Hydra kill process 0 before its output was forwarded
+       (1 run in 15 beside a busy CPU). */
     PMPI_Barrier(wave_comm);
+    exit(1);
 }
 
 int tdm_virt_net_init(int ranks_per_process, int process, int processes)
@@ -150,13 +178,12 @@ void tdm_virt_net_finish(void)
        wait for a message that this one's never sent finds its deadlock. */
     for (int verdict; (verdict = wave_step(0)) != TDM_VIRT_ALL_DONE;) {
         if (verdict == TDM_VIRT_DEADLOCK) {
-            fprintf(stderr,
-                    "tandem virt: deadlock: every virtual rank of the job is blocked or finished "
-                    "and no message is on its way (ranks %d-%d, in this process: finished)\n",
-                    this_process * per_process, (this_process + 1) * per_process - 1);
-            fflush(stderr);
-            tdm_virt_net_reported();
-            PMPI_Abort(MPI_COMM_WORLD, 1);
+            char text[200];
+            snprintf(text, sizeof text,
+                     "tandem virt: deadlock: every virtual rank of the job is blocked or finished "
+                     "and no message is on its way (ranks %d-%d, in this process: finished)\n",
+                     this_process * per_process, (this_process + 1) * per_process - 1);
+            tdm_virt_net_reported(text);
         }
         tdm_virt_net_poll();
         struct timespec pause = {0, 50000};

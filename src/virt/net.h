@@ -40,9 +40,10 @@ int tdm_virt_net_poll(void);
    on its way, twice in a row; any thread. */
 int tdm_virt_net_quiet(int unfinished);
 
-/* After this process printed its part of the deadlock report: waits until
-   every process has printed its own (then one aborts the job). */
-void tdm_virt_net_reported(void);
+/* This process's part of the deadlock report ('text'): process 0 gathers
+   every process's and prints them in order, then every process exits with
+   status 1 (tdm_virt_reported). Does not return. */
+void tdm_virt_net_reported(const char *text) __attribute__((noreturn));
 
 /* Send to world rank 'dest' on 'context' as rank 'source' of the
    communicator: in this process through the queues, otherwise over the

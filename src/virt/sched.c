@@ -199,28 +199,41 @@ static void rank_entry(void *arg)
 
 static void report_deadlock(void)
 {
+    /* the report as one text: with several processes the first prints every
+       process's, so that none is lost when the job stops */
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    if (!out)
+        out = stderr;
     if (config.single_process)
-        fprintf(stderr, "tandem virt: deadlock: every virtual rank of the process is blocked and "
-                        "no message can arrive\n");
+        fprintf(out, "tandem virt: deadlock: every virtual rank of the process is blocked and no "
+                     "message can arrive\n");
     else
-        fprintf(stderr,
+        fprintf(out,
                 "tandem virt: deadlock: every virtual rank of the job is blocked or finished and "
                 "no message is on its way (ranks %d-%d, in this process)\n",
                 config.world_offset, config.world_offset + rank_count - 1);
     for (int i = 0; i < rank_count; i++) {
         tdm_virt_rank *r = &ranks[i];
         if (r->done)
-            fprintf(stderr, "  virtual rank %d: finished\n", r->world);
+            fprintf(out, "  virtual rank %d: finished\n", r->world);
         else if (r->blocked_call && r->blocked_peer != TDM_VIRT_NONE)
-            fprintf(stderr, "  virtual rank %d: blocked in %s (peer %d, tag %d)\n", r->world,
+            fprintf(out, "  virtual rank %d: blocked in %s (peer %d, tag %d)\n", r->world,
                     r->blocked_call, r->blocked_peer, r->blocked_tag);
         else
-            fprintf(stderr, "  virtual rank %d: blocked in %s\n", r->world,
+            fprintf(out, "  virtual rank %d: blocked in %s\n", r->world,
                     r->blocked_call ? r->blocked_call : "?");
     }
+    if (out != stderr) {
+        fclose(out);
+        if (config.reported)
+            config.reported(text); /* the job's report; ends the process */
+        else
+            fputs(text, stderr);
+        free(text);
+    }
     fflush(stderr);
-    if (config.reported)
-        config.reported();
     if (config.abort)
         config.abort(1);
     abort();

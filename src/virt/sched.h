@@ -56,9 +56,10 @@ enum { TDM_VIRT_GOING = 0, TDM_VIRT_DEADLOCK = 1, TDM_VIRT_ALL_DONE = 2 };
    on. NULL in a single process. */
 typedef int (*tdm_virt_quiet)(int unfinished);
 
-/* Called after this process printed its deadlock report, before the abort
-   (NULL in a single process). */
-typedef void (*tdm_virt_reported)(void);
+/* With several processes, this process's part of the deadlock report: the
+   first process prints every process's, then all exit with status 1; does
+   not return (NULL in a single process). */
+typedef void (*tdm_virt_reported)(const char *text);
 
 typedef struct {
     int cores;          /* kernel threads */
