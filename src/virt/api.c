@@ -1082,15 +1082,9 @@ static int buffer_send(const char *call, const void *buf, int count, MPI_Datatyp
         st->cap_pending = cap;
     }
     char *data = st->buffer + at;
-    if (contiguous) {
-        if (bytes)
-            memcpy(data, buf, bytes);
-    } else {
-        int position = 0;
-        err = PMPI_Pack(buf, count, type, data, (int)bytes, &position, MPI_COMM_SELF);
-        if (err != MPI_SUCCESS)
-            return fail(self, comm->errors_return, err, call);
-    }
+    err = tdm_virt_pack(buf, count, type, data, bytes, contiguous);
+    if (err != MPI_SUCCESS)
+        return fail(self, comm->errors_return, err, call);
     tdm_virt_request *send = NULL;
     err = tdm_virt_send(self, data, (int)bytes, MPI_BYTE, tdm_virt_comm_world_rank(comm, dest),
                         comm->context, comm->rank, tag, 0, &send);

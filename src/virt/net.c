@@ -258,13 +258,7 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
     }
     net_header h = {(int64_t)bytes, dest % per_process, context, source, tag, 0};
     memcpy(buffer, &h, sizeof h);
-    if (contiguous) {
-        if (bytes)
-            memcpy(buffer + sizeof h, buf, bytes);
-    } else {
-        int position = 0;
-        err = PMPI_Pack(buf, count, type, buffer + sizeof h, (int)bytes, &position, MPI_COMM_SELF);
-    }
+    err = tdm_virt_pack(buf, count, type, buffer + sizeof h, bytes, contiguous);
     if (err == MPI_SUCCESS)
         err = PMPI_Isend(buffer, (int)(sizeof h + bytes), MPI_BYTE, dest / per_process,
                          TDM_VIRT_NET_TAG, net_comm, &o->request);

@@ -133,6 +133,18 @@ int tdm_virt_type_bytes(MPI_Datatype type, int count, size_t *bytes, int *contig
     return MPI_SUCCESS;
 }
 
+int tdm_virt_pack(const void *buf, int count, MPI_Datatype type, void *data, size_t bytes,
+                  int contiguous)
+{
+    if (contiguous) {
+        if (bytes)
+            memcpy(data, buf, bytes);
+        return MPI_SUCCESS;
+    }
+    int position = 0;
+    return PMPI_Pack(buf, count, type, data, (int)bytes, &position, MPI_COMM_SELF);
+}
+
 tdm_virt_request *tdm_virt_request_at(int index)
 {
     if (index < 0 || index >= __atomic_load_n(&request_count, __ATOMIC_ACQUIRE))
@@ -369,20 +381,14 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     if (eager) {
         void *data = msg + 1;
         msg->data = data;
-        if (contiguous) {
-            if (bytes)
-                memcpy(data, buf, bytes);
-        } else {
-            int position = 0;
-            err = PMPI_Pack(buf, count, type, data, (int)bytes, &position, MPI_COMM_SELF);
-            if (err != MPI_SUCCESS) {
-                tdm_virt_spin_unlock(&box->lock);
-                free(msg);
-                send->done = 1;
-                if (pooled)
-                    tdm_virt_request_release(self, send);
-                return err;
-            }
+        err = tdm_virt_pack(buf, count, type, data, bytes, contiguous);
+        if (err != MPI_SUCCESS) {
+            tdm_virt_spin_unlock(&box->lock);
+            free(msg);
+            send->done = 1;
+            if (pooled)
+                tdm_virt_request_release(self, send);
+            return err;
         }
     } else {
         msg->send_buf = buf;
@@ -444,17 +450,22 @@ static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
     free(msg);
 }
 
-int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
-                   int source, int tag, tdm_virt_request **out)
+/* A receive request for 'count' x 'type' into 'buf' matching (context,
+   source, tag): *out's, else a new one; NULL with *err set. */
+static tdm_virt_request *recv_request(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
+                                      int context, int source, int tag, tdm_virt_request *given,
+                                      int *err)
 {
     size_t capacity;
     int contiguous;
-    int err = tdm_virt_type_bytes(type, count, &capacity, &contiguous);
-    if (err != MPI_SUCCESS)
-        return err;
-    tdm_virt_request *recv = *out ? *out : tdm_virt_request_new(self);
-    if (!recv)
-        return MPI_ERR_NO_MEM;
+    *err = tdm_virt_type_bytes(type, count, &capacity, &contiguous);
+    if (*err != MPI_SUCCESS)
+        return NULL;
+    tdm_virt_request *recv = given ? given : tdm_virt_request_new(self);
+    if (!recv) {
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     recv->kind = TDM_VIRT_RECV;
     recv->capacity = capacity;
     recv->contiguous = contiguous;
@@ -464,6 +475,16 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
     recv->context = context;
     recv->source = source;
     recv->tag = tag;
+    return recv;
+}
+
+int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,
+                   int source, int tag, tdm_virt_request **out)
+{
+    int err;
+    tdm_virt_request *recv = recv_request(self, buf, count, type, context, source, tag, *out, &err);
+    if (!recv)
+        return err;
     tdm_virt_mailbox *box = &mailboxes[self->local];
     tdm_virt_spin_lock(&box->lock);
     tdm_virt_message *msg = take_unexpected(box, context, source, tag, 1);
@@ -487,23 +508,11 @@ int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type,
 int tdm_virt_mrecv(tdm_virt_rank *self, tdm_virt_message *msg, void *buf, int count,
                    MPI_Datatype type, tdm_virt_request **out)
 {
-    size_t capacity;
-    int contiguous;
-    int err = tdm_virt_type_bytes(type, count, &capacity, &contiguous);
-    if (err != MPI_SUCCESS)
-        return err;
-    tdm_virt_request *recv = *out ? *out : tdm_virt_request_new(self);
+    int err;
+    tdm_virt_request *recv =
+        recv_request(self, buf, count, type, msg->context, msg->source, msg->tag, *out, &err);
     if (!recv)
-        return MPI_ERR_NO_MEM;
-    recv->kind = TDM_VIRT_RECV;
-    recv->capacity = capacity;
-    recv->contiguous = contiguous;
-    recv->buf = buf;
-    recv->count = count;
-    recv->type = type;
-    recv->context = msg->context;
-    recv->source = msg->source;
-    recv->tag = msg->tag;
+        return err;
     receive(recv, msg);
     *out = recv;
     return MPI_SUCCESS;

@@ -141,4 +141,9 @@ int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req);
    in one block from the buffer's start. Returns an MPI error code. */
 int tdm_virt_type_bytes(MPI_Datatype type, int count, size_t *bytes, int *contiguous);
 
+/* 'count' x 'type' at 'buf' as 'bytes' packed bytes at 'data' (a copy where
+   'contiguous', as tdm_virt_type_bytes said). Returns an MPI error code. */
+int tdm_virt_pack(const void *buf, int count, MPI_Datatype type, void *data, size_t bytes,
+                  int contiguous);
+
 #endif

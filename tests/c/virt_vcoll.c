@@ -171,6 +171,30 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
     free(a2a_recv);
 }
 
+/* Item j of the block at byte 'displ' of 'buf': an int where 'type' is
+   MPI_INT, else the long 'stride' longs apart from the last. */
+static long item(const char *buf, int displ, MPI_Datatype type, int j, int stride)
+{
+    return type == MPI_INT ? ((const int *)(buf + displ))[j]
+                           : ((const long *)(buf + displ))[stride * j];
+}
+
+/* Every rank's blocks for Alltoallw: to rank r, counts[r] items of
+   types[r] (MPI_INT or MPI_LONG) at byte displs[r], rank * 10000 + r *
+   100 + j. */
+static void fill_blocks(char *buf, const int *counts, const int *displs, const MPI_Datatype *types,
+                        int rank, int size)
+{
+    for (int r = 0; r < size; r++)
+        for (int j = 0; j < counts[r]; j++) {
+            long v = rank * 10000 + r * 100 + j;
+            if (types[r] == MPI_INT)
+                ((int *)(buf + displs[r]))[j] = (int)v;
+            else
+                ((long *)(buf + displs[r]))[j] = v;
+        }
+}
+
 /* Alltoallw, blocking or not: the block from rank s to rank r holds
    s + r + 1 items, ints where s + r is even, else longs, which r receives
    into every other long (a resized type); displacements in bytes. */
@@ -199,14 +223,7 @@ static void alltoallw(int rank, int size, int nb)
     }
     char *sendbuf = malloc((size_t)sbytes), *recvbuf = malloc((size_t)rbytes);
     memset(recvbuf, 0xff, (size_t)rbytes);
-    for (int r = 0; r < size; r++)
-        for (int j = 0; j < scounts[r]; j++) {
-            long v = rank * 10000 + r * 100 + j;
-            if (stypes[r] == MPI_INT)
-                ((int *)(sendbuf + sdispls[r]))[j] = (int)v;
-            else
-                ((long *)(sendbuf + sdispls[r]))[j] = v;
-        }
+    fill_blocks(sendbuf, scounts, sdispls, stypes, rank, size);
     MPI_Request req;
     if (nb) {
         MPI_Ialltoallw(sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes,
@@ -219,8 +236,7 @@ static void alltoallw(int rank, int size, int nb)
     long digest = 0;
     for (int s = 0; s < size; s++)
         for (int j = 0; j < rcounts[s]; j++) {
-            long v = rtypes[s] == MPI_INT ? ((int *)(recvbuf + rdispls[s]))[j]
-                                          : ((long *)(recvbuf + rdispls[s]))[2 * j];
+            long v = item(recvbuf, rdispls[s], rtypes[s] == MPI_INT ? MPI_INT : MPI_LONG, j, 2);
             digest = (digest * 31 + v) % 1000003;
         }
     print_all(rank, size, nb ? "ialltoallw" : "alltoallw", &digest, 1);
@@ -290,14 +306,7 @@ static void in_place(int rank, int size, int nb)
     }
     char *w = malloc((size_t)bytes);
     memset(w, 0, (size_t)bytes);
-    for (int r = 0; r < size; r++)
-        for (int j = 0; j < counts[r]; j++) {
-            long x = rank * 1000 + r * 10 + j;
-            if (types[r] == MPI_INT)
-                ((int *)(w + displs[r]))[j] = (int)x;
-            else
-                ((long *)(w + displs[r]))[j] = x;
-        }
+    fill_blocks(w, counts, displs, types, rank, size);
 #ifdef MPICH_VERSION
     /* MPICH 4.0.2's own MPI_Ialltoallw in place gives other blocks than its
        MPI_Alltoallw in place and than Open MPI's both (docs/KNOWN_ISSUES.md):
@@ -322,8 +331,7 @@ static void in_place(int rank, int size, int nb)
     long digest = 0;
     for (int r = 0; r < size; r++)
         for (int j = 0; j < counts[r]; j++) {
-            long x =
-                types[r] == MPI_INT ? ((int *)(w + displs[r]))[j] : ((long *)(w + displs[r]))[j];
+            long x = item(w, displs[r], types[r], j, 1);
             digest = (digest * 31 + x) % 1000003;
         }
     print_all(rank, size, nb ? "ialltoallw in place" : "alltoallw in place", &digest, 1);
