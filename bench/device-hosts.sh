@@ -61,9 +61,9 @@ if [ -f "$PACK" ]; then
 fi
 # shellcheck source=/dev/null
 . "$PACK/env.sh"
-# The pack's launchers start every rank on this machine by default; on
-# simulated hosts they go through the hosts' agent instead.
-unset OMPI_MCA_plm HYDRA_LAUNCHER
+# The pack's launchers start every rank on this machine by default (one
+# host: tandem model calibrate's own runs); on simulated hosts tandem's
+# launch names the hosts' agent on the command line, which wins.
 
 PYTHON=$(command -v python3 || true)
 # tandem's command line, from this repository, with the folder's builds

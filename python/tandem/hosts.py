@@ -410,6 +410,11 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
             where = [] if placed else ["--host", host_list, *self.core_binding(nprocs, cores_each)]
             return [
                 *where,
+                # rsh through the agent, even where the environment names
+                # another launcher (tools/device-pack's plm isolated)
+                "--mca",
+                "plm",
+                "rsh",
                 "--mca",
                 "plm_rsh_agent",
                 str(self.agent),
