@@ -266,10 +266,20 @@ def run_virtual_on_hosts(
             "launcher needs, exist only while tandem runs"
         )
     with ending_signals_stop(), Hosts(args.hosts, args.link) as net:
+        # Hosts that share this machine's CPUs each see CPUs to spare for
+        # the processes' progress thread (TANDEM_VIRT_PROGRESS=auto) that
+        # the other hosts' cores compute on: there the thread slowed the
+        # stencil of docs/VIRTUAL.md (2 hosts on 2 CPUs).
+        shared = not net.cpu_sets and "TANDEM_VIRT_PROGRESS" not in {**os.environ, **env}
+        if shared:
+            env = {**env, "TANDEM_VIRT_PROGRESS": "off"}
         command = net.launch_command(
             build, args.hosts, words, False, env, args.launcher_arg, cores_each=args.cores
         )
         if not args.quiet:
-            print(ranks_line(args.hosts, args.cores, args.virtual), file=sys.stderr)
+            line = ranks_line(args.hosts, args.cores, args.virtual)
+            if shared:
+                line += "; progress thread off: the hosts share this machine's CPUs"
+            print(line, file=sys.stderr)
             print(hosts_line(net, args.hosts).replace("rank", "process"), file=sys.stderr)
         return run_in_foreground(command, launcher_environment(build))

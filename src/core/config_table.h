@@ -212,6 +212,14 @@ TDM_CONFIG(VIRT_CORES, "TANDEM_VIRT_CORES", INT, "1", 1, 1024, NULL,
            "Kernel threads of each process of a program built with `tandem cc`, one per core, "
            "each pinned to the next CPU the process may run on; `tandem run --cores C` sets it.",
            "Use: spread one process's virtual ranks over C cores (H x C x V ranks in all).")
+TDM_CONFIG(VIRT_PROGRESS, "TANDEM_VIRT_PROGRESS", ENUM, "auto", 0, 0, "off|thread|auto",
+           "With virtual ranks in several processes (hosts): thread, a thread of each process "
+           "polls the real MPI while the ranks compute, so that large messages between "
+           "processes move meanwhile, and sleeps on the process's sockets when nothing is on "
+           "its way; off, the real MPI moves only when a core switches ranks or idles; auto "
+           "(the default), thread where the host has a CPU that no core of its processes "
+           "takes, else off. Said once under TANDEM_VERBOSE=1.",
+           "off: MEASUREMENT PENDING")
 TDM_CONFIG(VIRT_STACK, "TANDEM_VIRT_STACK", SIZE, "1m", 16384, 1LL << 30, NULL,
            "The stack of each virtual rank, below which lies a guard page: a rank that "
            "overflows it is stopped with a message naming the rank and this variable. An "

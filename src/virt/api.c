@@ -7,6 +7,7 @@
  */
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,39 @@ static void finalize_mpi(void)
     PMPI_Finalize();
 }
 
+/* TANDEM_VIRT_PROGRESS: auto runs the progress thread where this host has
+   a CPU left over by the cores of its processes (a thread on a CPU a core
+   computes on takes its time: the stencil of docs/VIRTUAL.md on 2 hosts of
+   one CPU each ran slower with it). Several processes. */
+static int wants_progress_thread(int cores, int host)
+{
+    enum { OFF, THREAD, AUTO };
+    int setting = (int)TDM_CONFIG_NUMBER(VIRT_PROGRESS);
+    int verbose = TDM_CONFIG_NUMBER(VERBOSE) >= 1 && host == 0;
+    if (setting != AUTO) {
+        if (verbose)
+            fprintf(stderr, "tandem virt: progress thread %s (TANDEM_VIRT_PROGRESS=%s)\n",
+                    setting == THREAD ? "on" : "off", setting == THREAD ? "thread" : "off");
+        return setting == THREAD;
+    }
+    MPI_Comm node;
+    int local = 1;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_size(node, &local);
+        PMPI_Comm_free(&node);
+    }
+    cpu_set_t allowed;
+    int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+    int spare = cpus > local * cores;
+    if (verbose)
+        fprintf(stderr,
+                "tandem virt: progress thread %s (TANDEM_VIRT_PROGRESS=auto: %d CPUs for %d "
+                "process(es) of %d core(s) on this host)\n",
+                spare ? "on" : "off: no CPU to spare", cpus, local, cores);
+    return spare;
+}
+
 int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
 {
     int provided;
@@ -279,6 +313,9 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
+    if (hosts > 1 && wants_progress_thread(cores, host) && tdm_virt_net_start_progress() != 0)
+        fprintf(stderr, "tandem virt: warning: no progress thread (TANDEM_VIRT_PROGRESS): large "
+                        "messages between processes move only between the ranks' turns\n");
     tdm_virt_queue_set_progress(tdm_virt_coll_progress);
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();

@@ -3,6 +3,8 @@
  */
 #include "virt/net.h"
 
+#include "core/netwait.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,11 +27,29 @@ typedef struct outgoing {
     struct outgoing *next;
 } outgoing;
 
+/* A message matched by the real MPI and on its way in: delivered to its
+   rank once complete, in the order of matching (the poller's FIFO). */
+typedef struct incoming {
+    MPI_Request request; /* the real MPI's receive */
+    char *buffer;        /* header and data */
+    int bytes, source;
+    struct incoming *next;
+} incoming;
+
 static MPI_Comm net_comm = MPI_COMM_NULL;
 static int per_process, this_process, process_count;
 static pthread_mutex_t poll_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 static outgoing *in_flight;
+static incoming *arriving, *arriving_tail; /* under poll_mutex */
+
+/* The progress thread (TANDEM_VIRT_PROGRESS=thread): it polls the real MPI
+   while the ranks compute, so that a message's protocol (a rendezvous'
+   handshake, the data of a large message) moves on between the ranks'
+   calls; it sleeps on the process's sockets (core/netwait) when nothing
+   is on its way. */
+static pthread_t progress_thread;
+static int progress_running, progress_stop;  /* progress_stop: atomic */
 static long long sent_count, received_count; /* messages to and from other processes (atomic) */
 
 /*
@@ -146,6 +166,67 @@ int tdm_virt_net_init(int ranks_per_process, int process, int processes)
     return err == MPI_SUCCESS ? PMPI_Comm_dup(MPI_COMM_WORLD, &wave_comm) : err;
 }
 
+/* Pauses of the progress thread between polls that found nothing, in
+   microseconds: short while a message is on its way (shared memory between
+   processes of one host raises no socket event), up to a millisecond when
+   none is and the sockets would wake it. */
+enum { PAUSE_MIN_US = 10, PAUSE_BUSY_US = 200, PAUSE_IDLE_US = 1000 };
+
+static int on_its_way(void)
+{
+    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&arriving, __ATOMIC_ACQUIRE);
+}
+
+static void *progress_main(void *unused)
+{
+    (void)unused;
+    int event = tdm_netwait_open() == 0;
+    int pause = PAUSE_MIN_US;
+    while (!__atomic_load_n(&progress_stop, __ATOMIC_ACQUIRE)) {
+        if (tdm_virt_net_poll()) {
+            pause = PAUSE_MIN_US;
+            continue;
+        }
+        int limit = on_its_way() ? PAUSE_BUSY_US : PAUSE_IDLE_US;
+        if (pause > limit)
+            pause = limit;
+        if (event) {
+            tdm_netwait_scan(TDM_NETWAIT_RESCAN_MS);
+            if (tdm_netwait(pause)) {
+                pause = PAUSE_MIN_US;
+                continue;
+            }
+        } else {
+            struct timespec t = {0, pause * 1000L};
+            nanosleep(&t, NULL);
+        }
+        pause *= 2;
+    }
+    if (event)
+        tdm_netwait_close();
+    return NULL;
+}
+
+int tdm_virt_net_start_progress(void)
+{
+    if (net_comm == MPI_COMM_NULL || progress_running)
+        return 0;
+    if (pthread_create(&progress_thread, NULL, progress_main, NULL) != 0)
+        return -1;
+    progress_running = 1;
+    return 0;
+}
+
+static void stop_progress(void)
+{
+    if (!progress_running)
+        return;
+    __atomic_store_n(&progress_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(progress_thread, NULL);
+    progress_running = 0;
+}
+
 /* Free the buffers of the sends the real MPI completed; all of them and
    waiting with 'wait'. */
 static void reap(int wait)
@@ -160,7 +241,7 @@ static void reap(int wait)
         else
             PMPI_Test(&o->request, &done, MPI_STATUS_IGNORE);
         if (done) {
-            *p = o->next;
+            __atomic_store_n(p, o->next, __ATOMIC_RELEASE);
             free(o->buffer);
             free(o);
         } else {
@@ -189,46 +270,94 @@ void tdm_virt_net_finish(void)
         struct timespec pause = {0, 50000};
         nanosleep(&pause, NULL);
     }
+    stop_progress();
+    /* what arrived for ranks that finished without receiving it */
+    pthread_mutex_lock(&poll_mutex);
+    for (incoming *in = arriving, *next; in; in = next) {
+        next = in->next;
+        PMPI_Wait(&in->request, MPI_STATUS_IGNORE);
+        free(in->buffer);
+        free(in);
+    }
+    arriving = arriving_tail = NULL;
+    pthread_mutex_unlock(&poll_mutex);
     reap(1);
     PMPI_Comm_free(&wave_comm);
     PMPI_Comm_free(&net_comm);
+}
+
+static void *allocate(size_t bytes)
+{
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "tandem virt: out of memory receiving %zu bytes\n", bytes);
+        PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    }
+    return p;
+}
+
+/* Hand the messages at the head of 'arriving' that are complete to their
+   ranks; returns how many. Under poll_mutex. */
+static int deliver_arrived(void)
+{
+    int delivered = 0;
+    while (arriving) {
+        incoming *in = arriving;
+        int done = 0;
+        PMPI_Test(&in->request, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            break;
+        net_header h;
+        memcpy(&h, in->buffer, sizeof h);
+        tdm_virt_rank *target = tdm_virt_rank_at(h.dest);
+        if (!target || (size_t)in->bytes != sizeof h + (size_t)h.bytes) {
+            fprintf(stderr, "tandem virt: a message from process %d is malformed\n", in->source);
+            PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_INTERN);
+        }
+        __atomic_store_n(&arriving, in->next, __ATOMIC_RELEASE);
+        if (!arriving)
+            arriving_tail = NULL;
+        /* the mailbox takes the buffer (tdm_virt_deliver) */
+        tdm_virt_deliver(target, h.context, h.source, h.tag, in->buffer, in->buffer + sizeof h,
+                         (size_t)h.bytes);
+        free(in);
+        __atomic_add_fetch(&received_count, 1, __ATOMIC_SEQ_CST);
+        delivered++;
+    }
+    return delivered;
 }
 
 int tdm_virt_net_poll(void)
 {
     if (net_comm == MPI_COMM_NULL || pthread_mutex_trylock(&poll_mutex) != 0)
         return 0;
-    int arrived = 0;
+    /* Match what came and start receiving it, so that no thread waits in
+       the real MPI for a large message's data: they arrive while the ranks
+       run, and are handed over in the order they matched. */
     for (int n = 0; n < 64; n++) {
         int flag = 0, bytes = 0;
+        MPI_Message message;
         MPI_Status status;
-        if (PMPI_Iprobe(MPI_ANY_SOURCE, TDM_VIRT_NET_TAG, net_comm, &flag, &status) !=
+        if (PMPI_Improbe(MPI_ANY_SOURCE, TDM_VIRT_NET_TAG, net_comm, &flag, &message, &status) !=
                 MPI_SUCCESS ||
             !flag)
             break;
         PMPI_Get_count(&status, MPI_BYTE, &bytes);
-        char *buffer = malloc(bytes > 0 ? (size_t)bytes : 1);
-        if (!buffer) {
-            fprintf(stderr, "tandem virt: out of memory receiving %d bytes\n", bytes);
-            PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-        }
-        PMPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, TDM_VIRT_NET_TAG, net_comm,
-                  MPI_STATUS_IGNORE);
-        net_header h;
-        memcpy(&h, buffer, sizeof h);
-        tdm_virt_rank *target = tdm_virt_rank_at(h.dest);
-        if (!target || (size_t)bytes != sizeof h + (size_t)h.bytes) {
-            fprintf(stderr, "tandem virt: a message from process %d is malformed\n",
-                    status.MPI_SOURCE);
-            PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_INTERN);
-        }
-        tdm_virt_deliver(target, h.context, h.source, h.tag, buffer, buffer + sizeof h,
-                         (size_t)h.bytes);
-        __atomic_add_fetch(&received_count, 1, __ATOMIC_SEQ_CST);
-        arrived++;
+        incoming *in = allocate(sizeof *in);
+        in->buffer = allocate((size_t)bytes);
+        in->bytes = bytes;
+        in->source = status.MPI_SOURCE;
+        in->next = NULL;
+        PMPI_Imrecv(in->buffer, bytes, MPI_BYTE, &message, &in->request);
+        if (arriving_tail)
+            arriving_tail->next = in;
+        else
+            __atomic_store_n(&arriving, in, __ATOMIC_RELEASE);
+        arriving_tail = in;
     }
+    int arrived = deliver_arrived();
     pthread_mutex_unlock(&poll_mutex);
-    if (in_flight)
+    if (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE))
         reap(0);
     return arrived;
 }
@@ -275,7 +404,7 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
     o->buffer = buffer;
     pthread_mutex_lock(&out_mutex);
     o->next = in_flight;
-    in_flight = o;
+    __atomic_store_n(&in_flight, o, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&out_mutex);
     send->kind = TDM_VIRT_SEND;
     send->status_bytes = bytes;

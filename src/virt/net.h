@@ -12,6 +12,11 @@
  * tdm_virt_send routes a message to a rank of this process (virt/queue) or
  * of another one. A deadlock across processes is found by waves of the
  * processes' counts of messages (tdm_virt_net_quiet).
+ *
+ * Received messages are matched with MPI_Improbe and received with
+ * MPI_Imrecv, by whichever thread polls (a core between its ranks' turns
+ * or when idle, and the progress thread), and handed to their ranks in the
+ * order they matched.
  */
 #ifndef TDM_VIRT_NET_H
 #define TDM_VIRT_NET_H
@@ -25,6 +30,11 @@
    Application thread, after MPI_Init of the real MPI. Returns an MPI error
    code. */
 int tdm_virt_net_init(int ranks_per_process, int process, int processes);
+
+/* Start the progress thread (TANDEM_VIRT_PROGRESS=thread), which polls the
+   real MPI while the ranks compute; nothing with one process. Returns 0, or
+   -1 when the thread cannot be made. */
+int tdm_virt_net_start_progress(void);
 
 /* Complete the sends still in flight and free the communicator; before the
    real MPI_Finalize. */

@@ -103,10 +103,14 @@ def test_run_virtual_refuses_what_it_cannot_do(tmp_path):
     assert zero.returncode == 2 and "--virtual 0" in zero.stderr
 
 
-def test_virtual_ranks_on_simulated_hosts_print_what_real_ranks_print(mpi, tmp_path):
+@pytest.mark.parametrize("progress", ["default", "thread"])
+def test_virtual_ranks_on_simulated_hosts_print_what_real_ranks_print(mpi, progress, tmp_path):
     """tandem run --hosts 2 --virtual 2 --cores 2: one process on each host,
     8 ranks, the same lines as 8 processes of the real MPI (on one host:
-    the test program's lines do not name hosts)."""
+    the test program's lines do not name hosts); with the processes'
+    progress thread too (TANDEM_VIRT_PROGRESS=thread: it receives and hands
+    over messages while the cores run ranks), which hosts sharing this
+    machine's CPUs leave off by default."""
     from tandem.hosts import missing_requirements
 
     missing = missing_requirements("1gbit")
@@ -114,13 +118,20 @@ def test_virtual_ranks_on_simulated_hosts_print_what_real_ranks_print(mpi, tmp_p
         pytest.skip(missing)
     program = tmp_path / "p2p"
     assert tandem_cli("cc", "--mpi", mpi, P2P, "-o", str(program)).returncode == 0
-    words = ["run", "--hosts", "2", "--link", "1gbit", "-nc", "2", "-nv", "2", str(program)]
+    words = ["run", "--hosts", "2", "--link", "1gbit", "-nc", "2", "-nv", "2"]
+    if progress == "thread":
+        words += ["-e", "TANDEM_VIRT_PROGRESS=thread", "-e", "TANDEM_VERBOSE=1"]
+    words.append(str(program))
     # MPICH 4.0.2 over UCX's TCP alone hangs in MPI_Finalize now and then;
     # libtandem-virt drives UCX there as libtandem does (src/impl/ucx_exit.c).
     run = tandem_cli(*words, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "8 virtual ranks: 2 process(es) x 2 core(s) x 2 rank(s)" in run.stderr
     assert "h1 (process 0), " in run.stderr and "h2 (process 1); links of 1gbit" in run.stderr
+    shared = "progress thread off: the hosts share this machine's CPUs" in run.stderr
+    assert shared == (progress == "default" and os.cpu_count() < 4)
+    if progress == "thread":
+        assert "tandem virt: progress thread on (TANDEM_VIRT_PROGRESS=thread)" in run.stderr
     real = launch(build_for(mpi), 8, [program_path(build_for(mpi), "test_virt_p2p")])
     assert real.returncode == 0, real.stderr
     assert run.stdout == real.stdout
