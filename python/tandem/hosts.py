@@ -394,7 +394,12 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         ]
 
     def launcher_settings(
-        self, build: Build, nprocs: int, placed: bool = False, cores_each: int = 1
+        self,
+        build: Build,
+        nprocs: int,
+        placed: bool = False,
+        cores_each: int = 1,
+        bound: bool = True,
     ) -> tuple[list[str], dict[str, str]]:
         """The launcher's arguments and the ranks' variables that place
         'nprocs' ranks block-wise on the hosts, through the agent, with TCP
@@ -403,11 +408,12 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         ranks has a kernel thread on each). 'placed': the caller's launcher
         arguments place the ranks (a rankfile, Hydra's machinefile or
         configfile naming these hosts): no host list or binding of the hosts'
-        own."""
+        own; 'bound' False: Open MPI binds no rank, as Hydra by default)."""
         counts = placement(nprocs, self.count)
         host_list = ",".join(f"{h.name}:{n}" for h, n in zip(self.hosts, counts) if n)
         if build.family == "Open MPI":
-            where = [] if placed else ["--host", host_list, *self.core_binding(nprocs, cores_each)]
+            binding = self.core_binding(nprocs, cores_each) if bound else ["--bind-to", "none"]
+            where = [] if placed else ["--host", host_list, *binding]
             return [
                 *where,
                 # rsh through the agent, even where the environment names
@@ -488,12 +494,14 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         cwd: str | os.PathLike | None = None,
         placed: bool = False,
         cores_each: int = 1,
+        bound: bool = True,
     ) -> list[str]:
         """launch.launch_command on the hosts: the same ranks' variables and
         launcher arguments (after the hosts' own), run on host 1; 'placed' as
         in launcher_settings ('nprocs' None: Hydra's configfile says it); each
-        process bound to 'cores_each' cores where Open MPI binds them."""
-        args, rank_env = self.launcher_settings(build, nprocs or 1, placed, cores_each)
+        process bound to 'cores_each' cores where Open MPI binds them, unless
+        not 'bound'."""
+        args, rank_env = self.launcher_settings(build, nprocs or 1, placed, cores_each, bound)
         command = launch_command(
             build,
             nprocs,

@@ -38,22 +38,25 @@ class Point:
 
     kind: str  # "virtual" (tandem cc) or "mpi" (processes of the real MPI)
     exchange: str  # blocking, nonblocking or overlap
-    progress: str  # "off", or "drive" (Tandem's progress thread; mpi only)
+    # "off"; "drive", Tandem's progress thread (mpi); "thread", the virtual
+    # ranks' progress thread (TANDEM_VIRT_PROGRESS, several hosts)
+    progress: str
     v: int  # ranks per core
 
     @property
     def label(self) -> str:
-        if self.kind == "virtual":
-            return f"virtual {self.exchange}"
-        return f"mpi {self.exchange}" + (" + progress" if self.progress == "drive" else "")
+        kind = "virtual" if self.kind == "virtual" else "mpi"
+        return f"{kind} {self.exchange}" + (" + progress" if self.progress != "off" else "")
 
 
-def points(vs: list[int], quick: bool = False) -> list[Point]:
-    """The configurations; --quick: processes of the real MPI at V = 1 only."""
+def points(vs: list[int], quick: bool = False, hosts: int = 1) -> list[Point]:
+    """The configurations; --quick: processes of the real MPI at V = 1 only;
+    the virtual ranks' progress thread where there are several hosts."""
     found = []
+    threads = ("off", "thread") if hosts > 1 else ("off",)
     for v in vs:
         for exchange in ("blocking", "nonblocking"):
-            found.append(Point("virtual", exchange, "off", v))
+            found += [Point("virtual", exchange, t, v) for t in threads]
         for exchange in ("blocking", "nonblocking"):
             for progress in ("off", "drive"):
                 if v == 1 or not quick:
@@ -85,15 +88,51 @@ def run_json(command: list[str], build: Build, timeout: float) -> tuple[dict | N
     return None, f"exit status {result.returncode}: {(result.stderr or '').strip()[-300:]}"
 
 
+# Keeps a process on the first K CPUs it may run on: on simulated hosts of
+# CPUs of their own, every configuration of a host gets the C cores it is
+# given (C + 1 with a progress thread: a spare core), where the processes of
+# the real MPI would otherwise spread over all of the host's CPUs.
+FIRST_CPUS = r"""#!/bin/sh
+k=$1
+shift
+cpus=$(awk -v k="$k" '/^Cpus_allowed_list/ {
+    n = split($2, parts, ","); out = ""; c = 0
+    for (i = 1; i <= n && c < k; i++) {
+        m = split(parts[i], r, "-"); hi = m > 1 ? r[2] : r[1]
+        for (x = r[1] + 0; x <= hi + 0 && c < k; x++) { out = out (c ? "," : "") x; c++ }
+    }
+    print out }' /proc/self/status)
+exec taskset -c "$cpus" "$@"
+"""
+
+
+def confine(program: list[str], point: Point, cores: int, out: Path | None) -> list[str]:
+    """'program' kept on the point's CPUs of its host (FIRST_CPUS), where the
+    simulated hosts have CPUs of their own; as it is elsewhere."""
+    net = bench.hosts_network
+    if net is None or not net.cpu_sets or out is None:
+        return program
+    script = out / "first-cpus.sh"
+    if not script.exists():
+        script.write_text(FIRST_CPUS)
+        script.chmod(0o755)
+    count = cores + (1 if point.progress != "off" else 0)
+    return [str(script), str(count), *program]
+
+
 def stencil_command(
-    build: Build, point: Point, hosts: int, cores: int, words: list[str]
+    build: Build, point: Point, hosts: int, cores: int, words: list[str], out: Path | None = None
 ) -> list[str]:
     net = bench.hosts_network
     if point.kind == "virtual":
         program = [str(build.directory / "tandem-bench-virt-stencil"), *words]
         env = {"TANDEM_VIRT_RANKS": str(point.v), "TANDEM_VIRT_CORES": str(cores)}
         if net is not None:
-            return net.launch_command(build, hosts, program, False, env, cores_each=cores)
+            env["TANDEM_VIRT_PROGRESS"] = point.progress
+            program = confine(program, point, cores, out)
+            return net.launch_command(
+                build, hosts, program, False, env, cores_each=cores, bound=not net.cpu_sets
+            )
         unbound = ["--bind-to", "none"] if cores > 1 and build.family == "Open MPI" else []
         return launch_command(build, 1, program, False, env, unbound)
     program = [str(build.directory / "tandem-bench-virt-stencil-real"), *words]
@@ -101,7 +140,8 @@ def stencil_command(
     drive = point.progress == "drive"
     env = {"TANDEM_PROGRESS": "drive"} if drive else {}
     if net is not None:
-        return net.launch_command(build, nprocs, program, drive, env)
+        program = confine(program, point, cores, out)
+        return net.launch_command(build, nprocs, program, drive, env, bound=not net.cpu_sets)
     return launch_command(build, nprocs, program, drive, env)
 
 
@@ -160,7 +200,7 @@ def run(
         "--cores",
         str(hosts * cores),
     ]
-    configs = points(vs, quick)
+    configs = points(vs, quick, hosts)
     micro_names = list(micro_commands(builds[0], quick))
     progress = bench.Progress(len(builds) * rounds * (len(configs) + len(micro_names)))
     records, problems, commands = [], [], {}
@@ -180,7 +220,7 @@ def run(
                 progress.step()
             for point in configs:
                 exchange = ["--exchange", point.exchange]
-                command = stencil_command(build, point, hosts, cores, words + exchange)
+                command = stencil_command(build, point, hosts, cores, words + exchange, out)
                 commands[f"{build.directory.name} {point.label} v{point.v}"] = " ".join(command)
                 found, problem = run_json(command, build, timeout)
                 if found is None:
@@ -267,8 +307,15 @@ def summarize(records, builds, stencil, hosts, cores, calibrations) -> dict:
                 row["model_step_s"] = predicted
                 row["model_error"] = (predicted - row["step_s"]) / row["step_s"]
             summary["stencil"].append(row)
-        modelled = [r for r in summary["stencil"] if r["mpi"] == name and "model_error" in r]
-        if calibration is not None and modelled:
+        # the model, per setting of the virtual ranks' progress thread
+        for thread in dict.fromkeys(
+            r["progress"] for r in summary["stencil"] if r["mpi"] == name and "model_error" in r
+        ):
+            modelled = [
+                r
+                for r in summary["stencil"]
+                if r["mpi"] == name and "model_error" in r and r["progress"] == thread
+            ]
             blocking = [r for r in modelled if r["exchange"] == "blocking"]
             predictions = model.predict(
                 calibration, stencil, hosts, cores, sorted({r["v"] for r in blocking})
@@ -276,7 +323,7 @@ def summarize(records, builds, stencil, hosts, cores, calibrations) -> dict:
             chosen = model.best(predictions)["v"] if predictions else None
             measured_best = min(blocking, key=lambda r: r["step_s"]) if blocking else None
             at_chosen = next((r for r in blocking if r["v"] == chosen), None)
-            summary["model"][name] = {
+            summary["model"].setdefault(name, {})[thread] = {
                 "calibration": str(calibrations[name]),
                 "median_abs_error": statistics.median(abs(r["model_error"]) for r in modelled),
                 "points": len(modelled),
@@ -293,31 +340,39 @@ def summarize(records, builds, stencil, hosts, cores, calibrations) -> dict:
 
 
 def targets(summary: dict) -> dict:
-    """Issue 36's targets, per MPI, from the stencil's medians."""
+    """Issue 36's targets, per MPI and per setting of the virtual ranks'
+    progress thread ("off", "thread"), from the stencil's medians."""
     found = {}
     for name in dict.fromkeys(r["mpi"] for r in summary["stencil"]):
         rows = [r for r in summary["stencil"] if r["mpi"] == name]
-        blocking = [r for r in rows if r["kind"] == "virtual" and r["exchange"] == "blocking"]
-        v1 = next((r for r in blocking if r["v"] == 1), None)
-        best = min(blocking, key=lambda r: r["step_s"]) if blocking else None
         written = [
             r
             for r in rows
             if r["kind"] == "mpi" and r["progress"] == "drive" and r["exchange"] != "blocking"
         ]
         reference = min(written, key=lambda r: r["step_s"]) if written else None
-        entry = {}
-        if v1 and best:
-            entry["best_v"] = best["v"]
-            entry["speedup_over_v1"] = v1["step_s"] / best["step_s"]
-        if best and reference:
-            entry["reference"] = f"mpi {reference['exchange']} + progress, V={reference['v']}"
-            entry["best_over_reference"] = best["step_s"] / reference["step_s"]
-        model_row = summary["model"].get(name)
-        if model_row:
-            entry["model_median_abs_error"] = model_row["median_abs_error"]
-            entry["model_best_over_measured_best"] = model_row["model_best_over_measured_best"]
-        found[name] = entry
+        for thread in dict.fromkeys(r["progress"] for r in rows if r["kind"] == "virtual"):
+            blocking = [
+                r
+                for r in rows
+                if r["kind"] == "virtual"
+                and r["exchange"] == "blocking"
+                and r["progress"] == thread
+            ]
+            v1 = next((r for r in blocking if r["v"] == 1), None)
+            best = min(blocking, key=lambda r: r["step_s"]) if blocking else None
+            entry = {}
+            if v1 and best:
+                entry["best_v"] = best["v"]
+                entry["speedup_over_v1"] = v1["step_s"] / best["step_s"]
+            if best and reference:
+                entry["reference"] = f"mpi {reference['exchange']} + progress, V={reference['v']}"
+                entry["best_over_reference"] = best["step_s"] / reference["step_s"]
+            model_row = summary["model"].get(name, {}).get(thread)
+            if model_row:
+                entry["model_median_abs_error"] = model_row["median_abs_error"]
+                entry["model_best_over_measured_best"] = model_row["model_best_over_measured_best"]
+            found.setdefault(name, {})[thread] = entry
     return found
 
 
@@ -391,8 +446,10 @@ def table(result: dict) -> str:
             label = Point(kind, exchange, progress, 1).label
             rows.append([name, label, *cells])
         lines.append(bench.markdown(["MPI", "configuration", *[f"V={v}" for v in vs]], rows))
-    for name, t in s["targets"].items():
-        parts = []
+    for (name, thread), t in (
+        ((name, thread), t) for name, by in s["targets"].items() for thread, t in by.items()
+    ):
+        parts = [] if thread == "off" else ["with the progress thread"]
         if "speedup_over_v1" in t:
             parts.append(f"best V = {t['best_v']}, {t['speedup_over_v1']:.2f}x V = 1 (blocking)")
         if "best_over_reference" in t:

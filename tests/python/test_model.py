@@ -167,8 +167,16 @@ def test_bench_virt_summary_holds_the_targets_and_the_model_error(calibration_fi
         {"mpi": "openmpi", "kind": "mpi", "exchange": "overlap", "progress": "drive", "v": 1,
          "round": 0, "step_s": 5e-3, "compute_s": 1e-3, "checksum": "ab"}
     )  # fmt: skip
+    # with the virtual ranks' progress thread: targets and model of their own
+    for v, t in {1: 8e-3, 2: 4e-3}.items():
+        records.append(
+            {"mpi": "openmpi", "kind": "virtual", "exchange": "blocking", "progress": "thread",
+             "v": v, "round": 0, "step_s": t, "compute_s": 1e-3, "checksum": "ab"}
+        )  # fmt: skip
     summary = virtbench.summarize(records, [build], st, 2, 1, {"openmpi": calibration_file})
-    rows = {r["v"]: r for r in summary["stencil"] if r["kind"] == "virtual"}
+    rows = {
+        r["v"]: r for r in summary["stencil"] if r["kind"] == "virtual" and r["progress"] == "off"
+    }
     assert rows[1]["step_s"] == 11e-3 and rows[2]["step_s"] == 8e-3 and rows[4]["step_s"] == 6e-3
     predicted = {v: model.predict_one(cal, st, 2, 1, v)["step_s"] for v in (1, 2, 4)}
     for v in (1, 2, 4):
@@ -177,11 +185,15 @@ def test_bench_virt_summary_holds_the_targets_and_the_model_error(calibration_fi
         )
     errors = sorted(abs(rows[v]["model_error"]) for v in (1, 2, 4))
     chosen = min((1, 2, 4), key=lambda v: predicted[v])
-    m = summary["model"]["openmpi"]
+    m = summary["model"]["openmpi"]["off"]
     assert m["median_abs_error"] == pytest.approx(errors[1])
     assert m["best_v_model"] == chosen and m["best_v_measured"] == 4
     assert m["model_best_over_measured_best"] == pytest.approx(rows[chosen]["step_s"] / 6e-3)
-    t = summary["targets"]["openmpi"]
+    t = summary["targets"]["openmpi"]["off"]
     assert t["best_v"] == 4 and t["speedup_over_v1"] == pytest.approx(11 / 6)
     assert t["best_over_reference"] == pytest.approx(6 / 5)
     assert t["reference"] == "mpi overlap + progress, V=1"
+    threaded = summary["targets"]["openmpi"]["thread"]
+    assert threaded["best_v"] == 2 and threaded["speedup_over_v1"] == pytest.approx(2)
+    assert threaded["best_over_reference"] == pytest.approx(4 / 5)
+    assert summary["model"]["openmpi"]["thread"]["points"] == 2
