@@ -20,6 +20,13 @@ and with no network nothing is lost (T = cpu); Tandem's default
 rank's messages travel while nothing else computes, and the last rank's
 computation while nothing travels, lost = min(cpu, net) / V.
 
+A link shaped by a token bucket (tc's tbf, as tandem's simulated hosts'
+links are) lets the bytes of its bucket through at the unshaped rate after
+a pause: a host whose messages of one step fit the bucket, refilled during
+the step's computation, sends them at the unshaped rate, and only the rest
+at the link's (link_time()). Without a bucket (burst_net 0, a real NIC)
+the network term is the max-rate model's alone.
+
 The parameters are measured on the machine by `tandem model calibrate`
 (calibrate() below) and kept in a JSON file; predict() is pure arithmetic
 on them, unit-tested on a fixed file.
@@ -38,6 +45,7 @@ from pathlib import Path
 
 from .builds import Build, TandemError
 from .launch import launch_command, launcher_environment
+from .shaping import SHAPED_BURST_BYTES
 
 FORMULAS = ("pipeline", "tinympi")
 CALLS_PER_STEP = 8  # K: 4 receives and 4 sends (or 4 MPI_Sendrecv, 8 operations)
@@ -57,6 +65,9 @@ class Calibration:
     bandwidth_core: float  # B_CORE-NIC: the same over an unshaped link (one core's rate)
     switch_s: float  # T_ovhd: a switch between virtual ranks, per call
     link: str | None = None  # the link the network was measured on
+    # bytes of the shaped link's token bucket (tc tbf's burst), sent at the
+    # unshaped rate after a pause; 0: none (an unshaped link, a real NIC)
+    burst_net: float = 0.0
     mpi: str = ""  # the build measured
     measured: str = ""  # when (UTC)
     load: list[float] = field(default_factory=list)  # the load averages then
@@ -90,6 +101,9 @@ def load(path: Path) -> Calibration:
     missing = [n for n in required if not isinstance(data.get(n), (int, float))]
     if missing:
         raise TandemError(f"{path}: not a calibration file: no {', '.join(missing)}")
+    if "burst_net" not in data and data.get("link"):
+        # calibrated before the bucket was modelled: tandem's links had it
+        data["burst_net"] = float(SHAPED_BURST_BYTES)
     return Calibration(**{k: v for k, v in data.items() if k in names})
 
 
@@ -129,10 +143,29 @@ def terms(cal: Calibration, st: Stencil, hosts: int, cores: int, v: int) -> dict
     # Max-rate: the cores of a host that send over the network at once (all
     # of them with one core, else the first and last) share the NIC.
     senders = 1 if cores == 1 else min(cores, 2)
-    rate = min(cal.bandwidth_net, senders * cal.bandwidth_core)
-    net = remote * (cal.latency_net_s + senders * ns_bytes / rate) if remote else 0.0
+    unshaped = senders * cal.bandwidth_core
+    rate = min(cal.bandwidth_net, unshaped)
+    net = 0.0
+    if remote:
+        # what the host's NIC sends per step, its V ranks' messages, while
+        # the bucket refills during the core's computation of a step
+        step_bytes = v * remote * senders * ns_bytes
+        sent_s = link_time(step_bytes, rate, unshaped, cal.burst_net, v * comp)
+        net = remote * cal.latency_net_s + sent_s / v
     ovhd = CALLS_PER_STEP * cal.switch_s
     return {"comp": comp, "shmem": shmem, "net": net, "ovhd": ovhd}
+
+
+def link_time(nbytes: float, rate: float, unshaped: float, burst: float, refill_s: float) -> float:
+    """Seconds to send 'nbytes' over a link of 'rate' whose token bucket of
+    'burst' bytes refilled at 'rate' for 'refill_s' since the last send:
+    while the bucket lasts the bytes go at the 'unshaped' rate (the bucket
+    drains at unshaped - rate), the rest at the link's."""
+    bucket = min(burst, rate * refill_s)
+    if bucket <= 0 or unshaped <= rate:
+        return nbytes / rate
+    fast = min(nbytes, bucket * unshaped / (unshaped - rate))
+    return fast / unshaped + (nbytes - fast) / rate
 
 
 def predict_one(
@@ -272,6 +305,7 @@ def calibrate(
         bandwidth_core=measured[None][1],
         switch_s=switch_ns * 1e-9,
         link=link,
+        burst_net=float(SHAPED_BURST_BYTES) if link else 0.0,
         mpi=build.directory.name,
         measured=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         load=load_average(),
