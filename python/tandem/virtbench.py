@@ -345,10 +345,16 @@ def targets(summary: dict) -> dict:
     found = {}
     for name in dict.fromkeys(r["mpi"] for r in summary["stencil"]):
         rows = [r for r in summary["stencil"] if r["mpi"] == name]
+        # the program written with nonblocking calls, one process per core
+        # (at V >= 2 processes share a core, or take the spare one that the
+        # progress thread's configurations get on hosts of their own CPUs)
         written = [
             r
             for r in rows
-            if r["kind"] == "mpi" and r["progress"] == "drive" and r["exchange"] != "blocking"
+            if r["kind"] == "mpi"
+            and r["progress"] == "drive"
+            and r["exchange"] != "blocking"
+            and r["v"] == 1
         ]
         reference = min(written, key=lambda r: r["step_s"]) if written else None
         for thread in dict.fromkeys(r["progress"] for r in rows if r["kind"] == "virtual"):
