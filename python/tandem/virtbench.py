@@ -530,3 +530,35 @@ def plot(result: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def rewrite(out: Path, calibration: Path | None = None) -> Path:
+    """The summary, table and plot of a run of tandem bench virt in 'out'
+    made again from its records, with the model as it is now and the
+    calibration 'calibration' (default: the model-MPI.json files in 'out',
+    else those the run named): `python -m tandem.virtbench DIR [CALIBRATION]`."""
+    from types import SimpleNamespace
+
+    result = json.loads((out / "virt.json").read_text())
+    st = result["stencil"]
+    stencil = model.Stencil(st["gx"], st["gy"], st["kmax"], st["halo"])
+    names = list(dict.fromkeys(r["mpi"] for r in result["records"]))
+    builds = [SimpleNamespace(directory=Path(name)) for name in names]
+    calibrations = {}
+    for name in names:
+        found = calibration or out / f"model-{name}.json"
+        if not found.exists():
+            found = Path(result["summary"]["model"].get(name, {}).get("calibration", found))
+        calibrations[name] = found
+    result["summary"] = summarize(
+        result["records"], builds, stencil, st["hosts"], st["cores"], calibrations
+    )
+    path = bench.save(out, result, table(result))
+    plot(result, out / "virt.png")
+    return path
+
+
+if __name__ == "__main__":
+    import sys
+
+    rewrite(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)
