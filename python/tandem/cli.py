@@ -1013,7 +1013,9 @@ def add_hosts_options(command: argparse.ArgumentParser, hosts_help: str = HOSTS_
         "--link",
         metavar="RATE",
         help="with --hosts: limit every host's link to RATE each way (a tc rate such as "
-        "2gbit; default: unshaped)",
+        "2gbit; default: unshaped), through a token bucket of 256 KiB, or of BURST with "
+        "RATE:BURST (a tc size such as 16kb: a smaller bucket lets fewer bytes through at "
+        "the unshaped rate after a pause, as a real NIC of that rate)",
     )
 
 
@@ -1503,8 +1505,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--link",
         default="1gbit",
         metavar="RATE",
-        help="calibrate: the link of the 2 simulated hosts the network is measured on "
-        "(default: %(default)s)",
+        help="calibrate: the link of the 2 simulated hosts the network is measured on, RATE "
+        "or RATE:BURST as --hosts' --link (default: %(default)s)",
     )
     modelling.add_argument(
         "--calibration",

@@ -24,7 +24,8 @@ A link shaped by a token bucket (tc's tbf, as tandem's simulated hosts'
 links are) lets the bytes of its bucket through at the unshaped rate after
 a pause: a host whose messages of one step fit the bucket, refilled during
 the step's computation, sends them at the unshaped rate, and only the rest
-at the link's (link_time()). Without a bucket (burst_net 0, a real NIC)
+at the link's (link_time()); and no step takes less than its bytes at the
+link's rate, which the bucket does not raise. Without a bucket (burst_net 0, a real NIC)
 the network term is the max-rate model's alone.
 
 The parameters are measured on the machine by `tandem model calibrate`
@@ -45,7 +46,7 @@ from pathlib import Path
 
 from .builds import Build, TandemError
 from .launch import launch_command, launcher_environment
-from .shaping import SHAPED_BURST_BYTES
+from .shaping import SHAPED_BURST_BYTES, burst_bytes
 
 FORMULAS = ("pipeline", "tinympi")
 CALLS_PER_STEP = 8  # K: 4 receives and 4 sends (or 4 MPI_Sendrecv, 8 operations)
@@ -145,15 +146,17 @@ def terms(cal: Calibration, st: Stencil, hosts: int, cores: int, v: int) -> dict
     senders = 1 if cores == 1 else min(cores, 2)
     unshaped = senders * cal.bandwidth_core
     rate = min(cal.bandwidth_net, unshaped)
-    net = 0.0
+    net = sustained = 0.0
     if remote:
         # what the host's NIC sends per step, its V ranks' messages, while
-        # the bucket refills during the core's computation of a step
+        # the bucket refills during the core's computation of a step; and
+        # in the long run no faster than the link's rate
         step_bytes = v * remote * senders * ns_bytes
         sent_s = link_time(step_bytes, rate, unshaped, cal.burst_net, v * comp)
         net = remote * cal.latency_net_s + sent_s / v
+        sustained = step_bytes / rate / v
     ovhd = CALLS_PER_STEP * cal.switch_s
-    return {"comp": comp, "shmem": shmem, "net": net, "ovhd": ovhd}
+    return {"comp": comp, "shmem": shmem, "net": net, "ovhd": ovhd, "sustained": sustained}
 
 
 def link_time(nbytes: float, rate: float, unshaped: float, burst: float, refill_s: float) -> float:
@@ -178,7 +181,10 @@ def predict_one(
     cpu = v * (t["comp"] + t["shmem"] + t["ovhd"])
     net = v * t["net"]
     lost = t["comp"] / 2 if formula == "tinympi" else min(cpu, net) / v
-    return {"v": v, "step_s": max(cpu, net) + lost, "cpu_s": cpu, "net_s": net, "lost_s": lost}
+    # a bucket lends bytes, not rate: a step takes at least its bytes at the
+    # link's rate (a link the stencil saturates)
+    step = max(max(cpu, net) + lost, v * t["sustained"])
+    return {"v": v, "step_s": step, "cpu_s": cpu, "net_s": net, "lost_s": lost}
 
 
 def predict(
@@ -305,7 +311,7 @@ def calibrate(
         bandwidth_core=measured[None][1],
         switch_s=switch_ns * 1e-9,
         link=link,
-        burst_net=float(SHAPED_BURST_BYTES) if link else 0.0,
+        burst_net=float(burst_bytes(link)) if link else 0.0,
         mpi=build.directory.name,
         measured=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         load=load_average(),

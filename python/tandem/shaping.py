@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from .builds import TandemError
 
-SHAPED_BURST_BYTES = 256 * 1000  # tc's "256kb": kilobytes of 1000 bytes
+SHAPED_BURST_BYTES = 256 * 1024  # tc's "256kb": its kb are of 1024 bytes
+
+# tc's sizes, in bytes
+SIZE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
 
 # tc's rate units, in bits per second (bps: bytes per second)
 RATE_UNITS = {
@@ -15,9 +18,39 @@ RATE_UNITS = {
 }
 
 
+def split_link(link: str) -> tuple[str, str | None]:
+    """A link's rate and its bucket, as given: 1gbit, or 1gbit:16kb."""
+    rate, _, burst = link.partition(":")
+    return rate, burst or None
+
+
+def burst_bytes(link: str, option: str = "--link") -> int:
+    """The bytes of a link's token bucket: those of RATE:BURST (a tc size
+    such as 16kb or 3000), by default SHAPED_BURST_BYTES."""
+    burst = split_link(link)[1]
+    if burst is None:
+        return SHAPED_BURST_BYTES
+    number = burst.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = burst[len(number) :].lower() or "b"
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1
+    if value <= 0 or unit not in SIZE_UNITS:
+        raise TandemError(
+            f"{option} {link}: the bucket {burst!r} is not a size in tc's units "
+            f"(a number and one of {', '.join(SIZE_UNITS)}), such as 16kb"
+        )
+    return int(value * SIZE_UNITS[unit])
+
+
 def rate_bits(rate: str, option: str = "--rate") -> float:
-    """A tc rate such as 2gbit or 100mbps, in bits per second; 'option'
-    names where it was given, for the error."""
+    """A tc rate such as 2gbit or 100mbps, in bits per second, optionally
+    with its bucket after a colon (1gbit:16kb, checked too); 'option' names
+    where it was given, for the error."""
+    if ":" in rate:
+        burst_bytes(rate, option)
+        rate = split_link(rate)[0]
     number = rate.rstrip("abcdefghijklmnopqrstuvwxyz")
     unit = rate[len(number) :].lower() or "bit"
     try:
@@ -32,7 +65,9 @@ def rate_bits(rate: str, option: str = "--rate") -> float:
     return value * RATE_UNITS[unit]
 
 
-def tbf(rate: str) -> list[str]:
-    """The words of a tc qdisc that limits a device's sending to 'rate', with a
-    bucket of SHAPED_BURST_BYTES and at most 50 ms of queue."""
-    return ["tbf", "rate", rate, "burst", f"{SHAPED_BURST_BYTES // 1000}kb", "latency", "50ms"]
+def tbf(link: str) -> list[str]:
+    """The words of a tc qdisc that limits a device's sending to the rate of
+    'link' (RATE or RATE:BURST), with its bucket (default
+    SHAPED_BURST_BYTES) and at most 50 ms of queue."""
+    rate = split_link(link)[0]
+    return ["tbf", "rate", rate, "burst", str(burst_bytes(link)), "latency", "50ms"]

@@ -83,6 +83,10 @@ def test_bad_hosts_options_are_errors():
         (["--link", "2gbit"], "--link shapes the links of simulated hosts: give --hosts H too"),
         (["--hosts", "0"], "--hosts 0: expected 1 to 64 hosts"),
         (["--hosts", "2", "--link", "fast"], "--link fast: expected a positive number"),
+        (
+            ["--hosts", "2", "--link", "1gbit:lots"],
+            "--link 1gbit:lots: the bucket 'lots' is not a size in tc's units",
+        ),
         (["--hosts", "2", "--dry-run"], "--dry-run cannot show a launch on --hosts"),
     ]
     for words, said in cases:

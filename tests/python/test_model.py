@@ -21,7 +21,7 @@ FIXED = {
     "bandwidth_core": 1e9,
     "switch_s": 1e-8,
     "link": "1gbit",
-    "burst_net": 256000,
+    "burst_net": 262144,
     "mpi": "openmpi",
 }
 
@@ -33,7 +33,7 @@ def calibration_file(tmp_path):
     return path
 
 
-def by_hand(hosts: int, cores: int, v: int, formula: str, burst: float = 256000) -> float:
+def by_hand(hosts: int, cores: int, v: int, formula: str, burst: float = 262144) -> float:
     """The formula of docs/VIRTUAL.md written out again, for the default
     stencil (8192 x 128, kmax 4, halo 2), with the link's token bucket of
     'burst' bytes."""
@@ -53,9 +53,10 @@ def by_hand(hosts: int, cores: int, v: int, formula: str, burst: float = 256000)
     bucket = min(c["burst_net"], rate * v * comp)
     quick = min(total, bucket * fast / (fast - rate)) if bucket > 0 and fast > rate else 0
     net = remote * c["latency_net_s"] + (quick / fast + (total - quick) / rate) / v
+    floor = total / rate  # the link's rate, whatever the bucket
     cpu = v * (comp + shmem + 8 * c["switch_s"])
     lost = comp / 2 if formula == "tinympi" else min(cpu, v * net) / v
-    return max(cpu, v * net) + lost
+    return max(max(cpu, v * net) + lost, floor)
 
 
 @pytest.mark.parametrize("formula", model.FORMULAS)
@@ -74,11 +75,11 @@ def test_the_prediction_is_the_formula(calibration_file, formula, hosts, cores):
 
 def test_a_calibration_of_a_shaped_link_without_its_bucket_gets_tandems(tmp_path):
     """Files calibrated before the bucket was modelled: tandem's shaped
-    links always had a bucket of 256 kB; an unshaped link has none."""
+    links always had a bucket of 256 KiB; an unshaped link has none."""
     old = {k: v for k, v in FIXED.items() if k != "burst_net"}
     (tmp_path / "shaped.json").write_text(json.dumps(old))
     (tmp_path / "unshaped.json").write_text(json.dumps({**old, "link": None}))
-    assert model.load(tmp_path / "shaped.json").burst_net == 256000
+    assert model.load(tmp_path / "shaped.json").burst_net == 262144
     assert model.load(tmp_path / "unshaped.json").burst_net == 0
 
 
@@ -223,3 +224,23 @@ def test_bench_virt_summary_holds_the_targets_and_the_model_error(calibration_fi
     assert threaded["best_v"] == 2 and threaded["speedup_over_v1"] == pytest.approx(2)
     assert threaded["best_over_reference"] == pytest.approx(4 / 5)
     assert summary["model"]["openmpi"]["thread"]["points"] == 2
+
+
+def test_a_link_names_its_bucket_after_its_rate():
+    """--link RATE:BURST (tandem/shaping.py): the tc words and the bytes the
+    model takes; tc's kb are of 1024 bytes, as it prints them back."""
+    from tandem import shaping
+
+    assert shaping.burst_bytes("1gbit") == 256 * 1024
+    assert shaping.burst_bytes("1gbit:16kb") == 16384
+    assert shaping.burst_bytes("1gbit:3000") == 3000
+    assert shaping.tbf("1gbit:16kb") == [
+        "tbf", "rate", "1gbit", "burst", "16384", "latency", "50ms",
+    ]  # fmt: skip
+    assert shaping.rate_bits("2gbit:1mb", "--link") == 2e9
+    for bad in ("1gbit:", "1gbit:-4kb", "1gbit:4kbit"):
+        if bad.endswith(":"):
+            assert shaping.burst_bytes(bad) == 256 * 1024  # no bucket given
+            continue
+        with pytest.raises(shaping.TandemError, match="is not a size in tc's units"):
+            shaping.rate_bits(bad, "--link")
