@@ -219,7 +219,19 @@ TDM_CONFIG(VIRT_PROGRESS, "TANDEM_VIRT_PROGRESS", ENUM, "auto", 0, 0, "off|threa
            "its way; off, the real MPI moves only when a core switches ranks or idles; auto "
            "(the default), thread where the host has a CPU that no core of its processes "
            "takes, else off. Said once under TANDEM_VERBOSE=1.",
-           "off: MEASUREMENT PENDING")
+           "off where the hosts' CPUs are all taken by cores, which auto cannot see on simulated "
+           "hosts sharing a machine (`tandem run --hosts` sets it there: on 2 hosts on 2 CPUs "
+           "the stencil at V = 2 took 6.5 ms with the thread against 4.8); thread on a host "
+           "with a spare CPU: 4.5 against 5.6 ms at V = 2 (docs/VIRTUAL.md).")
+TDM_CONFIG(VIRT_EAGER, "TANDEM_VIRT_EAGER", SIZE, "1m", 0, 1LL << 30, NULL,
+           "With virtual ranks in several processes: the real MPI's eager limit for their "
+           "messages over TCP (Open MPI's btl_tcp_eager_limit and btl_tcp_max_send_size, "
+           "UCX's UCX_RNDV_THRESH for MPICH), set before MPI_Init unless the environment "
+           "sets that variable; 0 leaves the MPI's own. A message up to it goes out at once, "
+           "the kernel's socket buffers carrying it while the ranks compute; a larger one "
+           "waits for a handshake that moves only when the processes poll.",
+           "0 (the MPI's own limit): none measured faster; 1 MiB took MPICH's stencil at V = 2 "
+           "and 4 from 11.6 to 7.1-7.4 ms per step on 2 hosts (docs/perf/virt/eager-ab).")
 TDM_CONFIG(VIRT_STACK, "TANDEM_VIRT_STACK", SIZE, "1m", 16384, 1LL << 30, NULL,
            "The stack of each virtual rank, below which lies a guard page: a rank that "
            "overflows it is stopped with a message naming the rank and this variable. An "

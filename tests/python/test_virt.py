@@ -132,6 +132,11 @@ def test_virtual_ranks_on_simulated_hosts_print_what_real_ranks_print(mpi, progr
     assert shared == (progress == "default" and os.cpu_count() < 4)
     if progress == "thread":
         assert "tandem virt: progress thread on (TANDEM_VIRT_PROGRESS=thread)" in run.stderr
+        # the real MPI's eager limit between the hosts (TANDEM_VIRT_EAGER)
+        assert (
+            "tandem virt: eager limit between hosts 1048576 bytes (TANDEM_VIRT_EAGER; "
+            "btl_tcp_eager_limit 1048576, UCX_RNDV_THRESH 1048576)"
+        ) in run.stderr
     real = launch(build_for(mpi), 8, [program_path(build_for(mpi), "test_virt_p2p")])
     assert real.returncode == 0, real.stderr
     assert run.stdout == real.stdout
