@@ -5,6 +5,7 @@ with Tandem's progress thread and its collectives at work. mpi4py comes from
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 
@@ -19,15 +20,26 @@ SCRIPT = str(ROOT / "tests" / "python" / "mpi4py_exchange.py")
 CONFIGURATIONS = [("drive", "native"), ("proxy", "tandem"), ("drive", "tandem")]
 
 
-def mpi4py_path(build) -> str:
+def mpi4py_env(build) -> dict[str, str]:
+    """The variables that find `make mpi4py`'s package for this build: PyPI's
+    wheel, whose MPICH variant loads libmpi.so.12 from build/mpi4py/mpich/lib
+    (a link to Debian's libmpich.so.12)."""
     path = ROOT / "build" / "mpi4py" / FAMILIES[build.family]
     assert (path / "mpi4py").is_dir(), f"{path} has no mpi4py: run `make mpi4py`"
-    return str(path)
+    if FAMILIES[build.family] == "openmpi":
+        return {"PYTHONPATH": str(path)}
+    return {
+        "PYTHONPATH": str(path),
+        "MPI4PY_MPIABI": "mpich",
+        "LD_LIBRARY_PATH": ":".join(
+            filter(None, [str(path / "lib"), os.environ.get("LD_LIBRARY_PATH")])
+        ),
+    }
 
 
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
 def test_mpi4py_program_gives_the_native_results(build, nprocs):
-    python = {"PYTHONPATH": mpi4py_path(build)}
+    python = mpi4py_env(build)
     native = launch(build, nprocs, [sys.executable, SCRIPT], env=python, with_tandem=False)
     assert native.returncode == 0, native.stderr
     assert native.stdout.count("cancelled: True") == nprocs, native.stdout
@@ -74,7 +86,7 @@ def test_tandem_run_starts_an_mpi4py_program_when_told_the_mpi(build):
         sys.executable,
         SCRIPT,
     ]
-    result = tandem_cli(*command, env={"PYTHONPATH": mpi4py_path(build)})
+    result = tandem_cli(*command, env=mpi4py_env(build))
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("tandem active 1") == 2
     assert "1: ring: source 0 tag 7 count 1048576" in result.stdout
@@ -95,7 +107,7 @@ def test_mpi4py_one_sided_epochs_and_collective_orders_give_the_native_results(
     nonblocking collectives in different orders (mpi4py_transparency.py):
     the native output with every strategy, Tandem's collectives and
     monitoring on (the settings under which a third-party suite hung)."""
-    python = {"PYTHONPATH": mpi4py_path(build)}
+    python = mpi4py_env(build)
     native = launch(build, nprocs, [sys.executable, TRANSPARENCY], env=python, with_tandem=False)
     assert native.returncode == 0, native.stderr
     assert "after two barriers" in native.stdout and "WRONG" not in native.stdout
