@@ -674,6 +674,7 @@ def command_bench_virt(args: argparse.Namespace, builds) -> int:
     if args.quick:  # a smoke test: seconds, not a measurement
         stencil.gx, stencil.gy = min(stencil.gx, 256), min(stencil.gy, 16)
     vs = parse_ratios(args.v or ("1,2" if args.quick else "1,2,4,8"))
+    mpi_vs = parse_ratios(args.mpi_v, "--mpi-v") if args.mpi_v else None
     for name in ("steps", "rounds", "trials", "cores"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise TandemError(f"--{name} {getattr(args, name)}: expected 1 or more")
@@ -704,6 +705,7 @@ def command_bench_virt(args: argparse.Namespace, builds) -> int:
                 args.timeout,
                 calibrations,
                 quick=args.quick,
+                mpi_vs=mpi_vs,
             )
         finally:
             bench.hosts_network = None
@@ -1343,6 +1345,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_stencil_options(bench)
     bench.add_argument(
         "--v", metavar="LIST", help="virt: virtual ranks per core (default: 1,2,4,8)"
+    )
+    bench.add_argument(
+        "--mpi-v",
+        metavar="LIST",
+        help="virt: the V at which the stencil also runs as H x C x V processes of the real MPI "
+        "(default: every --v; V = 1 is the program one process per core, and processes that "
+        "oversubscribe a core take 1.3 to 35 times the virtual ranks' time)",
     )
     bench.add_argument("--cores", type=int, metavar="C", help="virt: cores per host (default 1)")
     bench.add_argument(

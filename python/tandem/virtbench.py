@@ -49,17 +49,22 @@ class Point:
         return f"{kind} {self.exchange}" + (" + progress" if self.progress != "off" else "")
 
 
-def points(vs: list[int], quick: bool = False, hosts: int = 1) -> list[Point]:
-    """The configurations; --quick: processes of the real MPI at V = 1 only;
-    the virtual ranks' progress thread where there are several hosts."""
+def points(
+    vs: list[int], quick: bool = False, hosts: int = 1, mpi_vs: list[int] | None = None
+) -> list[Point]:
+    """The configurations; processes of the real MPI at the V of 'mpi_vs'
+    (default: every V; --quick: V = 1 only); the virtual ranks' progress
+    thread where there are several hosts."""
     found = []
     threads = ("off", "thread") if hosts > 1 else ("off",)
+    if mpi_vs is None:
+        mpi_vs = [1] if quick else vs
     for v in vs:
         for exchange in ("blocking", "nonblocking"):
             found += [Point("virtual", exchange, t, v) for t in threads]
         for exchange in ("blocking", "nonblocking"):
             for progress in ("off", "drive"):
-                if v == 1 or not quick:
+                if v in mpi_vs:
                     found.append(Point("mpi", exchange, progress, v))
     if 1 in vs:
         found += [Point("mpi", "overlap", p, 1) for p in ("off", "drive")]
@@ -181,6 +186,7 @@ def run(
     timeout: float,
     calibrations: dict[str, Path],
     quick: bool = False,
+    mpi_vs: list[int] | None = None,
 ) -> Path:
     for v in vs:
         why = model.check_shape(stencil, hosts, cores, v)
@@ -200,7 +206,7 @@ def run(
         "--cores",
         str(hosts * cores),
     ]
-    configs = points(vs, quick, hosts)
+    configs = points(vs, quick, hosts, mpi_vs)
     micro_names = list(micro_commands(builds[0], quick))
     progress = bench.Progress(len(builds) * rounds * (len(configs) + len(micro_names)))
     records, problems, commands = [], [], {}
