@@ -61,17 +61,20 @@ TDM_CONFIG(PROGRESS, "TANDEM_PROGRESS", ENUM, "auto", 0, 0, "off|drive|proxy|aut
            "hosts.")
 TDM_CONFIG(POLL, "TANDEM_POLL", ENUM, "yield", 0, 0, "yield|sleep|event",
            "How the progress thread waits between two polls: yield the CPU (the "
-           "default: measured best on a shared core; it does not yield while an "
-           "application thread waits for a proxy), sleep with a pause that grows up "
+           "default on one host: measured best on a shared core; it does not yield while an "
+           "application thread waits for a proxy; across hosts the default is event with "
+           "drive and sleep with proxy), sleep with a pause that grows up "
            "to 50 us while no new work arrives, or event: sleep until one of "
            "the process's sockets has news (a message, a connection, send space) or a pause "
            "that grows up to 1 ms passed (for TCP networks; see "
            "docs/PERFORMANCE.md).",
-           "event with drive or proxy set by hand over TCP (auto sets it where the ranks span "
-           "hosts): shaped 2 Gbit/s, MPICH drive, 1 MiB with one side computing, 95-99% hidden "
+           "event with drive over TCP (the default where the ranks span hosts): shaped 2 "
+           "Gbit/s, MPICH drive, 1 MiB with one side computing, 95-99% hidden "
            "against 54-75% yielding (\"Waiting on sockets\"); sleep hid more of a receive posted "
            "before the computation (shared memory 10-79% against 0-32%) at 1.2-4.8 times the "
-           "transfer time (\"Tried and not kept: pulled onto a lent core\").")
+           "transfer time (\"Tried and not kept: pulled onto a lent core\"); sleep with proxy "
+           "across hosts (its default there): a proxied blocking 1 MiB send on Open MPI in "
+           "0.89 ms against 7.7-8.8 yielding (docs/KNOWN_ISSUES.md).")
 TDM_CONFIG(WAIT, "TANDEM_WAIT", ENUM, "auto", 0, 0, "auto|spin|lend",
            "How MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Recv and MPI_Sendrecv wait for a message "
            "above TANDEM_EAGER_LIMIT while TANDEM_PROGRESS is on: spin (inside the MPI "

@@ -168,6 +168,24 @@ static int auto_progress(char *reason, size_t size)
     return TDM_PROGRESS_DRIVE;
 }
 
+/* Across hosts the progress thread does not poll without pause (yield)
+   unless TANDEM_POLL says so: driving, it waits on the sockets (event, as
+   auto's drive); proxying, it sleeps between polls (sleep). A proxied
+   blocking MPI_Send of 1 MiB to a rank of another host, Open MPI over
+   TCP, took 7.7-8.8 ms against native's 0.86 with yield and 0.89 with
+   sleep on the 16-core machine (10gbit), and on 2 cores (1gbit, 5 rounds)
+   13.9 ms with yield, 10.5 with event and 8.2 with sleep against 8.7
+   native (docs/perf/device/hosts-poll/probe.txt, docs/AUTO.md). */
+static void poll_across_hosts(void)
+{
+    int world, local;
+    if (tdm_config[TDM_CFG_POLL].from_env || tdm_impl_launch_shape(&world, &local) != 0 ||
+        local >= world)
+        return;
+    int proxy = TDM_CONFIG_NUMBER(PROGRESS) == TDM_PROGRESS_PROXY;
+    tdm_config[TDM_CFG_POLL].number = proxy ? TDM_POLL_SLEEP : TDM_POLL_EVENT;
+}
+
 /* How many CPUs the ranks of a one-host job may run on, all together, or
    -1 where the job spans hosts, has one rank, or the launch's shape is
    unknown. Collective over the application's world in a one-host job: every rank
@@ -242,6 +260,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     auto_reason[0] = '\0';
     if (TDM_CONFIG_NUMBER(PROGRESS) == TDM_PROGRESS_AUTO)
         tdm_config[TDM_CFG_PROGRESS].number = auto_progress(auto_reason, sizeof auto_reason);
+    poll_across_hosts();
     threads = !disabled && TDM_CONFIG_NUMBER(PROGRESS) != TDM_PROGRESS_OFF;
     /* A progress process makes the windows of overlapping communicators at
        once, on threads (rma/served.h): it asks for MPI_THREAD_MULTIPLE

@@ -124,6 +124,14 @@ def test_auto_progress_drives_on_sockets_where_ranks_span_hosts(build):
     forced = launch(build, 2, [program], env={"TANDEM_VERBOSE": "1", "TANDEM_PROGRESS": "proxy"})
     assert forced.returncode == 0 and "TANDEM_PROGRESS=auto" not in forced.stderr
     assert "TANDEM_PROGRESS=proxy\n" in forced.stderr
+    assert "TANDEM_POLL=yield (default)" in forced.stderr  # one host: the default
+    # across hosts an explicit proxy sleeps between its polls, drive waits
+    # on the sockets (a proxy polling without pause slowed Open MPI's TCP)
+    for strategy, policy in (("proxy", "sleep"), ("drive", "event")):
+        env = {"TANDEM_VERBOSE": "1", "TANDEM_PROGRESS": strategy}
+        spanned = launch(build, 2, ["/bin/sh", "-c", alone], env=env)
+        assert spanned.returncode == 0, spanned.stderr
+        assert f"TANDEM_POLL={policy} (default)" in spanned.stderr, strategy
 
 
 def test_verbose_prints_the_effective_configuration_on_rank_0(build):
