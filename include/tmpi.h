@@ -102,6 +102,61 @@ TMPI_EXPORT int TMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatyp
                                 int tag, MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                                MPI_Comm comm, MPI_Request *request);
+/* MPI-4's persistent collectives (MPICH 4; Open MPI 4.1's mpi.h has none). */
+TMPI_EXPORT int TMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request);
+TMPI_EXPORT int TMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+TMPI_EXPORT int TMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request);
+TMPI_EXPORT int TMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request);
+TMPI_EXPORT int TMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int rdispls[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request);
+TMPI_EXPORT int TMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], const MPI_Datatype sendtypes[],
+                                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request);
+TMPI_EXPORT int TMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request);
+TMPI_EXPORT int TMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                               MPI_Info info, MPI_Request *request);
+TMPI_EXPORT int TMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request *request);
 TMPI_EXPORT int TMPI_Start(MPI_Request *request);
 TMPI_EXPORT int TMPI_Startall(int count, MPI_Request *requests);
 TMPI_EXPORT int TMPI_Cancel(MPI_Request *request);

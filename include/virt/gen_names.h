@@ -46,8 +46,7 @@ int TMPI_unsupported_MPI_Allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Allgather_c TMPI_unsupported_MPI_Allgather_c
 #endif
 #ifndef MPI_Allgather_init
-int TMPI_unsupported_MPI_Allgather_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Allgather_init TMPI_unsupported_MPI_Allgather_init
+#define MPI_Allgather_init TMPI_Allgather_init
 #endif
 #ifndef MPI_Allgather_init_c
 int TMPI_unsupported_MPI_Allgather_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -61,8 +60,7 @@ int TMPI_unsupported_MPI_Allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("
 #define MPI_Allgatherv_c TMPI_unsupported_MPI_Allgatherv_c
 #endif
 #ifndef MPI_Allgatherv_init
-int TMPI_unsupported_MPI_Allgatherv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Allgatherv_init TMPI_unsupported_MPI_Allgatherv_init
+#define MPI_Allgatherv_init TMPI_Allgatherv_init
 #endif
 #ifndef MPI_Allgatherv_init_c
 int TMPI_unsupported_MPI_Allgatherv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allgatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -76,8 +74,7 @@ int TMPI_unsupported_MPI_Allreduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Allreduce_c TMPI_unsupported_MPI_Allreduce_c
 #endif
 #ifndef MPI_Allreduce_init
-int TMPI_unsupported_MPI_Allreduce_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allreduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Allreduce_init TMPI_unsupported_MPI_Allreduce_init
+#define MPI_Allreduce_init TMPI_Allreduce_init
 #endif
 #ifndef MPI_Allreduce_init_c
 int TMPI_unsupported_MPI_Allreduce_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Allreduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -91,8 +88,7 @@ int TMPI_unsupported_MPI_Alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MP
 #define MPI_Alltoall_c TMPI_unsupported_MPI_Alltoall_c
 #endif
 #ifndef MPI_Alltoall_init
-int TMPI_unsupported_MPI_Alltoall_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoall_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoall_init TMPI_unsupported_MPI_Alltoall_init
+#define MPI_Alltoall_init TMPI_Alltoall_init
 #endif
 #ifndef MPI_Alltoall_init_c
 int TMPI_unsupported_MPI_Alltoall_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoall_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -106,8 +102,7 @@ int TMPI_unsupported_MPI_Alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Alltoallv_c TMPI_unsupported_MPI_Alltoallv_c
 #endif
 #ifndef MPI_Alltoallv_init
-int TMPI_unsupported_MPI_Alltoallv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoallv_init TMPI_unsupported_MPI_Alltoallv_init
+#define MPI_Alltoallv_init TMPI_Alltoallv_init
 #endif
 #ifndef MPI_Alltoallv_init_c
 int TMPI_unsupported_MPI_Alltoallv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -121,8 +116,7 @@ int TMPI_unsupported_MPI_Alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Alltoallw_c TMPI_unsupported_MPI_Alltoallw_c
 #endif
 #ifndef MPI_Alltoallw_init
-int TMPI_unsupported_MPI_Alltoallw_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Alltoallw_init TMPI_unsupported_MPI_Alltoallw_init
+#define MPI_Alltoallw_init TMPI_Alltoallw_init
 #endif
 #ifndef MPI_Alltoallw_init_c
 int TMPI_unsupported_MPI_Alltoallw_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Alltoallw_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -144,8 +138,7 @@ int TMPI_unsupported_MPI_Attr_put(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Barrier TMPI_Barrier
 #endif
 #ifndef MPI_Barrier_init
-int TMPI_unsupported_MPI_Barrier_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Barrier_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Barrier_init TMPI_unsupported_MPI_Barrier_init
+#define MPI_Barrier_init TMPI_Barrier_init
 #endif
 #ifndef MPI_Bcast
 #define MPI_Bcast TMPI_Bcast
@@ -155,8 +148,7 @@ int TMPI_unsupported_MPI_Bcast_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_B
 #define MPI_Bcast_c TMPI_unsupported_MPI_Bcast_c
 #endif
 #ifndef MPI_Bcast_init
-int TMPI_unsupported_MPI_Bcast_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bcast_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Bcast_init TMPI_unsupported_MPI_Bcast_init
+#define MPI_Bcast_init TMPI_Bcast_init
 #endif
 #ifndef MPI_Bcast_init_c
 int TMPI_unsupported_MPI_Bcast_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Bcast_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -416,8 +408,7 @@ int TMPI_unsupported_MPI_Exscan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Exscan_c TMPI_unsupported_MPI_Exscan_c
 #endif
 #ifndef MPI_Exscan_init
-int TMPI_unsupported_MPI_Exscan_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Exscan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Exscan_init TMPI_unsupported_MPI_Exscan_init
+#define MPI_Exscan_init TMPI_Exscan_init
 #endif
 #ifndef MPI_Exscan_init_c
 int TMPI_unsupported_MPI_Exscan_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Exscan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -793,8 +784,7 @@ int TMPI_unsupported_MPI_Gather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Gather_c TMPI_unsupported_MPI_Gather_c
 #endif
 #ifndef MPI_Gather_init
-int TMPI_unsupported_MPI_Gather_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gather_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Gather_init TMPI_unsupported_MPI_Gather_init
+#define MPI_Gather_init TMPI_Gather_init
 #endif
 #ifndef MPI_Gather_init_c
 int TMPI_unsupported_MPI_Gather_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gather_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -808,8 +798,7 @@ int TMPI_unsupported_MPI_Gatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI
 #define MPI_Gatherv_c TMPI_unsupported_MPI_Gatherv_c
 #endif
 #ifndef MPI_Gatherv_init
-int TMPI_unsupported_MPI_Gatherv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gatherv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Gatherv_init TMPI_unsupported_MPI_Gatherv_init
+#define MPI_Gatherv_init TMPI_Gatherv_init
 #endif
 #ifndef MPI_Gatherv_init_c
 int TMPI_unsupported_MPI_Gatherv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Gatherv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1400,8 +1389,7 @@ int TMPI_unsupported_MPI_Reduce_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Reduce_c TMPI_unsupported_MPI_Reduce_c
 #endif
 #ifndef MPI_Reduce_init
-int TMPI_unsupported_MPI_Reduce_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_init TMPI_unsupported_MPI_Reduce_init
+#define MPI_Reduce_init TMPI_Reduce_init
 #endif
 #ifndef MPI_Reduce_init_c
 int TMPI_unsupported_MPI_Reduce_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1422,8 +1410,7 @@ int TMPI_unsupported_MPI_Reduce_scatter_block_c(TMPI_ANY_ARGUMENTS) __attribute_
 #define MPI_Reduce_scatter_block_c TMPI_unsupported_MPI_Reduce_scatter_block_c
 #endif
 #ifndef MPI_Reduce_scatter_block_init
-int TMPI_unsupported_MPI_Reduce_scatter_block_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_block_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter_block_init TMPI_unsupported_MPI_Reduce_scatter_block_init
+#define MPI_Reduce_scatter_block_init TMPI_Reduce_scatter_block_init
 #endif
 #ifndef MPI_Reduce_scatter_block_init_c
 int TMPI_unsupported_MPI_Reduce_scatter_block_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_block_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1434,8 +1421,7 @@ int TMPI_unsupported_MPI_Reduce_scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Reduce_scatter_c TMPI_unsupported_MPI_Reduce_scatter_c
 #endif
 #ifndef MPI_Reduce_scatter_init
-int TMPI_unsupported_MPI_Reduce_scatter_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Reduce_scatter_init TMPI_unsupported_MPI_Reduce_scatter_init
+#define MPI_Reduce_scatter_init TMPI_Reduce_scatter_init
 #endif
 #ifndef MPI_Reduce_scatter_init_c
 int TMPI_unsupported_MPI_Reduce_scatter_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Reduce_scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1501,8 +1487,7 @@ int TMPI_unsupported_MPI_Scan_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sc
 #define MPI_Scan_c TMPI_unsupported_MPI_Scan_c
 #endif
 #ifndef MPI_Scan_init
-int TMPI_unsupported_MPI_Scan_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scan_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scan_init TMPI_unsupported_MPI_Scan_init
+#define MPI_Scan_init TMPI_Scan_init
 #endif
 #ifndef MPI_Scan_init_c
 int TMPI_unsupported_MPI_Scan_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scan_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1516,8 +1501,7 @@ int TMPI_unsupported_MPI_Scatter_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI
 #define MPI_Scatter_c TMPI_unsupported_MPI_Scatter_c
 #endif
 #ifndef MPI_Scatter_init
-int TMPI_unsupported_MPI_Scatter_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatter_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scatter_init TMPI_unsupported_MPI_Scatter_init
+#define MPI_Scatter_init TMPI_Scatter_init
 #endif
 #ifndef MPI_Scatter_init_c
 int TMPI_unsupported_MPI_Scatter_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatter_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1531,8 +1515,7 @@ int TMPI_unsupported_MPI_Scatterv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MP
 #define MPI_Scatterv_c TMPI_unsupported_MPI_Scatterv_c
 #endif
 #ifndef MPI_Scatterv_init
-int TMPI_unsupported_MPI_Scatterv_init(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatterv_init is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Scatterv_init TMPI_unsupported_MPI_Scatterv_init
+#define MPI_Scatterv_init TMPI_Scatterv_init
 #endif
 #ifndef MPI_Scatterv_init_c
 int TMPI_unsupported_MPI_Scatterv_init_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Scatterv_init_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -1509,6 +1509,10 @@ int TMPI_Request_free(MPI_Request *request)
     if (!req)
         return bad_request("MPI_Request_free");
     *request = MPI_REQUEST_NULL;
+    if (req->persistent == TDM_VIRT_COLL) {
+        free(req->p_buf); /* its arguments; a started one's schedule holds its own */
+        req->p_buf = NULL;
+    }
     tdm_virt_request_release(self, req);
     return MPI_SUCCESS;
 }
@@ -1576,9 +1580,11 @@ int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
                       source, tag, comm, request);
 }
 
+static int start_collective(tdm_virt_rank *self, tdm_virt_request *req);
+
 int TMPI_Start(MPI_Request *request)
 {
-    (void)self_or_die("MPI_Start");
+    tdm_virt_rank *self = self_or_die("MPI_Start");
     tdm_virt_request *req = request_of(*request);
     if (!req || !req->persistent || req->active)
         return bad_request("MPI_Start");
@@ -1589,6 +1595,8 @@ int TMPI_Start(MPI_Request *request)
     req->status_bytes = 0;
     req->status_cancelled = 0;
     req->next = NULL;
+    if (req->persistent == TDM_VIRT_COLL)
+        return start_collective(self, req);
     if (req->p_peer == MPI_PROC_NULL) {
         req->status_source = MPI_PROC_NULL;
         req->status_tag = MPI_ANY_TAG;
@@ -2255,4 +2263,426 @@ int TMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     int err =
         tdm_virt_reduce_scatter(self, comm, sendbuf, recvbuf, recvcounts, 0, datatype, op, &req);
     return collective(self, comm, err, req, request, "MPI_Ireduce_scatter");
+}
+
+/*
+ * Persistent collectives (MPI-4's MPI_Bcast_init and the rest): the request
+ * keeps the arguments; each MPI_Start starts the nonblocking collective with
+ * them, its schedule completing this same request (the rank's coll_adopt,
+ * virt/coll), which then waits inactive for the next start. The info
+ * argument is accepted and ignored.
+ */
+typedef struct pcoll pcoll;
+struct pcoll {
+    int (*start)(const pcoll *a, MPI_Request *request); /* the nonblocking call */
+    const void *sendbuf;
+    void *recvbuf;
+    int sendcount, recvcount, root;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Op op;
+    MPI_Comm comm;
+    const int *sendcounts, *sdispls, *recvcounts, *rdispls;
+    const MPI_Datatype *sendtypes, *recvtypes;
+};
+
+static int start_collective(tdm_virt_rank *self, tdm_virt_request *req)
+{
+    const pcoll *a = req->p_buf;
+    MPI_Request started = MPI_REQUEST_NULL;
+    self->coll_adopt = req;
+    int err = a->start(a, &started);
+    self->coll_adopt = NULL; /* an argument refused before the schedule began */
+    if (err == MPI_SUCCESS && started != request_handle(req)) {
+        fprintf(stderr,
+                "tandem virt: error: MPI_Start of a persistent collective in virtual rank "
+                "%d made a request of its own\n",
+                self->world);
+        abort_job(1);
+    }
+    if (err != MPI_SUCCESS) {
+        req->active = 0;
+        req->done = 1;
+    }
+    return err;
+}
+
+static int persistent_collective(const char *call, const pcoll *args, MPI_Request *request)
+{
+    GET_COMM(call, args->comm);
+    pcoll *a = malloc(sizeof *a);
+    tdm_virt_request *req = a ? tdm_virt_request_new(self) : NULL;
+    if (!req) {
+        free(a);
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    }
+    *a = *args;
+    req->kind = req->persistent = TDM_VIRT_COLL;
+    req->done = 1; /* inactive */
+    req->errors_return = comm->errors_return;
+    req->source = req->tag = TDM_VIRT_NONE;
+    req->p_buf = a;
+    req->p_comm = args->comm;
+    *request = request_handle(req);
+    return MPI_SUCCESS;
+}
+
+static int start_barrier(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ibarrier(a->comm, r);
+}
+
+static int start_bcast(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ibcast(a->recvbuf, a->recvcount, a->recvtype, a->root, a->comm, r);
+}
+
+static int start_reduce(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ireduce(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->root, a->comm,
+                        r);
+}
+
+static int start_allreduce(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iallreduce(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm, r);
+}
+
+static int start_gather(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Igather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                        a->recvtype, a->root, a->comm, r);
+}
+
+static int start_gatherv(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Igatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                         a->rdispls, a->recvtype, a->root, a->comm, r);
+}
+
+static int start_scatter(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iscatter(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                         a->recvtype, a->root, a->comm, r);
+}
+
+static int start_scatterv(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iscatterv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                          a->recvcount, a->recvtype, a->root, a->comm, r);
+}
+
+static int start_allgather(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iallgather(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                           a->recvtype, a->comm, r);
+}
+
+static int start_allgatherv(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iallgatherv(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
+                            a->rdispls, a->recvtype, a->comm, r);
+}
+
+static int start_alltoall(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ialltoall(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                          a->recvtype, a->comm, r);
+}
+
+static int start_alltoallv(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ialltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                           a->recvcounts, a->rdispls, a->recvtype, a->comm, r);
+}
+
+static int start_alltoallw(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ialltoallw(a->sendbuf, a->sendcounts, a->sdispls, a->sendtypes, a->recvbuf,
+                           a->recvcounts, a->rdispls, a->recvtypes, a->comm, r);
+}
+
+static int start_scan(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iscan(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm, r);
+}
+
+static int start_exscan(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Iexscan(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op, a->comm, r);
+}
+
+static int start_reduce_scatter_block(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ireduce_scatter_block(a->sendbuf, a->recvbuf, a->recvcount, a->recvtype, a->op,
+                                      a->comm, r);
+}
+
+static int start_reduce_scatter(const pcoll *a, MPI_Request *r)
+{
+    return TMPI_Ireduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->recvtype, a->op, a->comm,
+                                r);
+}
+
+int TMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_barrier, .comm = comm};
+    return persistent_collective("MPI_Barrier_init", &a, request);
+}
+
+int TMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_bcast,
+               .recvbuf = buffer,
+               .recvcount = count,
+               .recvtype = datatype,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Bcast_init", &a, request);
+}
+
+int TMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_reduce,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcount = count,
+               .recvtype = datatype,
+               .op = op,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Reduce_init", &a, request);
+}
+
+int TMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_allreduce,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcount = count,
+               .recvtype = datatype,
+               .op = op,
+               .comm = comm};
+    return persistent_collective("MPI_Allreduce_init", &a, request);
+}
+
+int TMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_gather,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = recvtype,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Gather_init", &a, request);
+}
+
+int TMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_gatherv,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcounts = recvcounts,
+               .rdispls = displs,
+               .recvtype = recvtype,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Gatherv_init", &a, request);
+}
+
+int TMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_scatter,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = recvtype,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Scatter_init", &a, request);
+}
+
+int TMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_scatterv,
+               .sendbuf = sendbuf,
+               .sendcounts = sendcounts,
+               .sdispls = displs,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = recvtype,
+               .root = root,
+               .comm = comm};
+    return persistent_collective("MPI_Scatterv_init", &a, request);
+}
+
+int TMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_allgather,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = recvtype,
+               .comm = comm};
+    return persistent_collective("MPI_Allgather_init", &a, request);
+}
+
+int TMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_allgatherv,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcounts = recvcounts,
+               .rdispls = displs,
+               .recvtype = recvtype,
+               .comm = comm};
+    return persistent_collective("MPI_Allgatherv_init", &a, request);
+}
+
+int TMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_alltoall,
+               .sendbuf = sendbuf,
+               .sendcount = sendcount,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = recvtype,
+               .comm = comm};
+    return persistent_collective("MPI_Alltoall_init", &a, request);
+}
+
+int TMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_alltoallv,
+               .sendbuf = sendbuf,
+               .sendcounts = sendcounts,
+               .sdispls = sdispls,
+               .sendtype = sendtype,
+               .recvbuf = recvbuf,
+               .recvcounts = recvcounts,
+               .rdispls = rdispls,
+               .recvtype = recvtype,
+               .comm = comm};
+    return persistent_collective("MPI_Alltoallv_init", &a, request);
+}
+
+int TMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_alltoallw,
+               .sendbuf = sendbuf,
+               .sendcounts = sendcounts,
+               .sdispls = sdispls,
+               .sendtypes = sendtypes,
+               .recvbuf = recvbuf,
+               .recvcounts = recvcounts,
+               .rdispls = rdispls,
+               .recvtypes = recvtypes,
+               .comm = comm};
+    return persistent_collective("MPI_Alltoallw_init", &a, request);
+}
+
+int TMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_scan,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcount = count,
+               .recvtype = datatype,
+               .op = op,
+               .comm = comm};
+    return persistent_collective("MPI_Scan_init", &a, request);
+}
+
+int TMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_exscan,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcount = count,
+               .recvtype = datatype,
+               .op = op,
+               .comm = comm};
+    return persistent_collective("MPI_Exscan_init", &a, request);
+}
+
+int TMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_reduce_scatter_block,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcount = recvcount,
+               .recvtype = datatype,
+               .op = op,
+               .comm = comm};
+    return persistent_collective("MPI_Reduce_scatter_block_init", &a, request);
+}
+
+int TMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    (void)info;
+    pcoll a = {.start = start_reduce_scatter,
+               .sendbuf = sendbuf,
+               .recvbuf = recvbuf,
+               .recvcounts = recvcounts,
+               .recvtype = datatype,
+               .op = op,
+               .comm = comm};
+    return persistent_collective("MPI_Reduce_scatter_init", &a, request);
 }

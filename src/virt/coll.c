@@ -326,12 +326,17 @@ static void finish_request(tdm_virt_sched *s)
     sched_free(s);
 }
 
-/* Start a nonblocking collective's schedule: its request in *out. */
+/* Start a nonblocking collective's schedule: its request in *out (the
+   rank's coll_adopt where a persistent collective starts). */
 static int start(tdm_virt_rank *self, tdm_virt_sched *s, tdm_virt_request **out)
 {
+    tdm_virt_request *adopted = self->coll_adopt;
+    self->coll_adopt = NULL;
     if (!s)
         return MPI_ERR_NO_MEM;
-    tdm_virt_request *req = s->err == MPI_SUCCESS ? tdm_virt_request_new(self) : NULL;
+    tdm_virt_request *req = NULL;
+    if (s->err == MPI_SUCCESS)
+        req = adopted ? adopted : tdm_virt_request_new(self);
     if (!req) {
         int err = s->err != MPI_SUCCESS ? s->err : MPI_ERR_NO_MEM;
         sched_free(s);

@@ -35,6 +35,9 @@ typedef struct tdm_virt_rank {
     int blocked_peer, blocked_tag; /* its source/destination and tag (TDM_VIRT_NONE: none) */
     void *data;                    /* the messaging layer's per-rank state */
     struct tdm_virt_sched *coll;   /* its nonblocking collectives in flight (virt/coll) */
+    /* the request that the next nonblocking collective it starts completes,
+       instead of a new one: a persistent collective's (MPI_Start), or NULL */
+    struct tdm_virt_request *coll_adopt;
 } tdm_virt_rank;
 
 /* What each rank runs: its main, with the rank; returns its exit code. */
