@@ -24,24 +24,31 @@ def split_link(link: str) -> tuple[str, str | None]:
     return rate, burst or None
 
 
+def scaled(text: str, units: dict[str, float], default_unit: str) -> float | None:
+    """A tc quantity such as 2gbit or 16kb in its base unit, or None when
+    it is not a positive number and one of 'units'."""
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = text[len(number) :].lower() or default_unit
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return value * units[unit] if value > 0 and unit in units else None
+
+
 def burst_bytes(link: str, option: str = "--link") -> int:
     """The bytes of a link's token bucket: those of RATE:BURST (a tc size
     such as 16kb or 3000), by default SHAPED_BURST_BYTES."""
     burst = split_link(link)[1]
     if burst is None:
         return SHAPED_BURST_BYTES
-    number = burst.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = burst[len(number) :].lower() or "b"
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1
-    if value <= 0 or unit not in SIZE_UNITS:
+    value = scaled(burst, SIZE_UNITS, "b")
+    if value is None:
         raise TandemError(
             f"{option} {link}: the bucket {burst!r} is not a size in tc's units "
             f"(a number and one of {', '.join(SIZE_UNITS)}), such as 16kb"
         )
-    return int(value * SIZE_UNITS[unit])
+    return int(value)
 
 
 def rate_bits(rate: str, option: str = "--rate") -> float:
@@ -51,18 +58,13 @@ def rate_bits(rate: str, option: str = "--rate") -> float:
     if ":" in rate:
         burst_bytes(rate, option)
         rate = split_link(rate)[0]
-    number = rate.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = rate[len(number) :].lower() or "bit"
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1
-    if value <= 0 or unit not in RATE_UNITS:
+    value = scaled(rate, RATE_UNITS, "bit")
+    if value is None:
         raise TandemError(
             f"{option} {rate}: expected a positive number and one of tc's units "
             f"({', '.join(RATE_UNITS)}), such as 2gbit"
         )
-    return value * RATE_UNITS[unit]
+    return value
 
 
 def tbf(link: str) -> list[str]:

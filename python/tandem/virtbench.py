@@ -111,13 +111,14 @@ exec taskset -c "$cpus" "$@"
 """
 
 
-def confine(program: list[str], point: Point, cores: int, out: Path | None) -> list[str]:
-    """'program' kept on the point's CPUs of its host (FIRST_CPUS), where the
-    simulated hosts have CPUs of their own; as it is elsewhere."""
+def confine(program: list[str], point: Point, cores: int) -> list[str]:
+    """'program' kept on the point's CPUs of its host (FIRST_CPUS, in the
+    hosts' run directory), where the simulated hosts have CPUs of their
+    own; as it is elsewhere."""
     net = bench.hosts_network
-    if net is None or not net.cpu_sets or out is None:
+    if net is None or not net.cpu_sets:
         return program
-    script = out / "first-cpus.sh"
+    script = net.directory / "first-cpus.sh"
     if not script.exists():
         script.write_text(FIRST_CPUS)
         script.chmod(0o755)
@@ -126,7 +127,7 @@ def confine(program: list[str], point: Point, cores: int, out: Path | None) -> l
 
 
 def stencil_command(
-    build: Build, point: Point, hosts: int, cores: int, words: list[str], out: Path | None = None
+    build: Build, point: Point, hosts: int, cores: int, words: list[str]
 ) -> list[str]:
     net = bench.hosts_network
     if point.kind == "virtual":
@@ -134,7 +135,7 @@ def stencil_command(
         env = {"TANDEM_VIRT_RANKS": str(point.v), "TANDEM_VIRT_CORES": str(cores)}
         if net is not None:
             env["TANDEM_VIRT_PROGRESS"] = point.progress
-            program = confine(program, point, cores, out)
+            program = confine(program, point, cores)
             return net.launch_command(
                 build, hosts, program, False, env, cores_each=cores, bound=not net.cpu_sets
             )
@@ -145,7 +146,7 @@ def stencil_command(
     drive = point.progress == "drive"
     env = {"TANDEM_PROGRESS": "drive"} if drive else {}
     if net is not None:
-        program = confine(program, point, cores, out)
+        program = confine(program, point, cores)
         return net.launch_command(build, nprocs, program, drive, env, bound=not net.cpu_sets)
     return launch_command(build, nprocs, program, drive, env)
 
@@ -226,7 +227,7 @@ def run(
                 progress.step()
             for point in configs:
                 exchange = ["--exchange", point.exchange]
-                command = stencil_command(build, point, hosts, cores, words + exchange, out)
+                command = stencil_command(build, point, hosts, cores, words + exchange)
                 commands[f"{build.directory.name} {point.label} v{point.v}"] = " ".join(command)
                 found, problem = run_json(command, build, timeout)
                 if found is None:
