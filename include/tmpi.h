@@ -102,6 +102,17 @@ TMPI_EXPORT int TMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatyp
                                 int tag, MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                                MPI_Comm comm, MPI_Request *request);
+/* Cartesian topologies (MPI_Dims_create is the real MPI's: local). */
+TMPI_EXPORT int TMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
+                                 const int periods[], int reorder, MPI_Comm *comm_cart);
+TMPI_EXPORT int TMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+TMPI_EXPORT int TMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+TMPI_EXPORT int TMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+TMPI_EXPORT int TMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+TMPI_EXPORT int TMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+                                int *rank_dest);
+TMPI_EXPORT int TMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Topo_test(MPI_Comm comm, int *status);
 /* MPI-4's persistent collectives (MPICH 4; Open MPI 4.1's mpi.h has none). */
 TMPI_EXPORT int TMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 TMPI_EXPORT int TMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,

@@ -186,36 +186,29 @@ int TMPI_unsupported_MPI_Buffer_detach_c(TMPI_ANY_ARGUMENTS) __attribute__((erro
 #define MPI_Cancel TMPI_Cancel
 #endif
 #ifndef MPI_Cart_coords
-int TMPI_unsupported_MPI_Cart_coords(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_coords is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_coords TMPI_unsupported_MPI_Cart_coords
+#define MPI_Cart_coords TMPI_Cart_coords
 #endif
 #ifndef MPI_Cart_create
-int TMPI_unsupported_MPI_Cart_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_create TMPI_unsupported_MPI_Cart_create
+#define MPI_Cart_create TMPI_Cart_create
 #endif
 #ifndef MPI_Cart_get
-int TMPI_unsupported_MPI_Cart_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_get TMPI_unsupported_MPI_Cart_get
+#define MPI_Cart_get TMPI_Cart_get
 #endif
 #ifndef MPI_Cart_map
 int TMPI_unsupported_MPI_Cart_map(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Cart_map TMPI_unsupported_MPI_Cart_map
 #endif
 #ifndef MPI_Cart_rank
-int TMPI_unsupported_MPI_Cart_rank(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_rank is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_rank TMPI_unsupported_MPI_Cart_rank
+#define MPI_Cart_rank TMPI_Cart_rank
 #endif
 #ifndef MPI_Cart_shift
-int TMPI_unsupported_MPI_Cart_shift(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_shift is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_shift TMPI_unsupported_MPI_Cart_shift
+#define MPI_Cart_shift TMPI_Cart_shift
 #endif
 #ifndef MPI_Cart_sub
-int TMPI_unsupported_MPI_Cart_sub(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_sub is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_sub TMPI_unsupported_MPI_Cart_sub
+#define MPI_Cart_sub TMPI_Cart_sub
 #endif
 #ifndef MPI_Cartdim_get
-int TMPI_unsupported_MPI_Cartdim_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cartdim_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cartdim_get TMPI_unsupported_MPI_Cartdim_get
+#define MPI_Cartdim_get TMPI_Cartdim_get
 #endif
 #ifndef MPI_Close_port
 int TMPI_unsupported_MPI_Close_port(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Close_port is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -367,10 +360,6 @@ int TMPI_unsupported_MPI_Compare_and_swap(TMPI_ANY_ARGUMENTS) __attribute__((err
 #ifndef MPI_DUP_FN
 int TMPI_unsupported_MPI_DUP_FN(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_DUP_FN is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_DUP_FN TMPI_unsupported_MPI_DUP_FN
-#endif
-#ifndef MPI_Dims_create
-int TMPI_unsupported_MPI_Dims_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dims_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Dims_create TMPI_unsupported_MPI_Dims_create
 #endif
 #ifndef MPI_Dist_graph_create
 int TMPI_unsupported_MPI_Dist_graph_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1852,8 +1841,7 @@ int TMPI_unsupported_MPI_Testsome(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Testsome TMPI_unsupported_MPI_Testsome
 #endif
 #ifndef MPI_Topo_test
-int TMPI_unsupported_MPI_Topo_test(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Topo_test is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Topo_test TMPI_unsupported_MPI_Topo_test
+#define MPI_Topo_test TMPI_Topo_test
 #endif
 #ifndef MPI_Unpack_c
 int TMPI_unsupported_MPI_Unpack_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Unpack_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -553,10 +553,18 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
     return MPI_SUCCESS;
 }
 
+static int set_cart(tdm_virt_rank *self, MPI_Comm handle, int ndims, const int *dims,
+                    const int *periods);
+
 int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
 {
     GET_COMM("MPI_Comm_dup", handle);
-    return split(self, slot_, 0, comm->rank, newcomm, "MPI_Comm_dup");
+    int err = split(self, slot_, 0, comm->rank, newcomm, "MPI_Comm_dup");
+    comm = tdm_virt_comm_get(self->local, slot_); /* the table may have moved */
+    if (err != MPI_SUCCESS || !comm->cart)
+        return err;
+    err = set_cart(self, *newcomm, comm->ndims, comm->topo, comm->topo + comm->ndims);
+    return fail(self, comm->errors_return, err, "MPI_Comm_dup");
 }
 
 int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
@@ -565,6 +573,182 @@ int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return fail(self, comm->errors_return, MPI_ERR_ARG, "MPI_Comm_split (negative color)");
     return split(self, slot_, color, key, newcomm, "MPI_Comm_split");
+}
+
+/* ------------------------------------------------- Cartesian topologies */
+
+/* Give the communicator of 'handle' a Cartesian topology of 'ndims'
+   dimensions (sizes 'dims', periodic where 'periods'). */
+static int set_cart(tdm_virt_rank *self, MPI_Comm handle, int ndims, const int *dims,
+                    const int *periods)
+{
+    tdm_virt_comm *c = comm_of(self, handle, NULL);
+    int *topo = malloc(sizeof *topo * (size_t)(2 * ndims + 1));
+    if (!c || !topo) {
+        free(topo);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int d = 0; d < ndims; d++) {
+        topo[d] = dims[d];
+        topo[ndims + d] = periods[d] != 0;
+    }
+    free(c->topo);
+    c->cart = 1;
+    c->ndims = ndims;
+    c->topo = topo;
+    return MPI_SUCCESS;
+}
+
+/* The coordinates of rank 'r' of a Cartesian communicator (row-major:
+   the last dimension varies fastest). */
+static void cart_coords(const tdm_virt_comm *c, int r, int *coords)
+{
+    for (int d = c->ndims - 1; d >= 0; d--) {
+        coords[d] = r % c->topo[d];
+        r /= c->topo[d];
+    }
+}
+
+#define GET_CART(call, handle)                                   \
+    GET_COMM(call, handle);                                      \
+    if (!comm->cart)                                             \
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, \
+                    call " (the communicator has no Cartesian topology)");
+
+int TMPI_Cart_create(MPI_Comm handle, int ndims, const int dims[], const int periods[], int reorder,
+                     MPI_Comm *comm_cart)
+{
+    GET_COMM("MPI_Cart_create", handle);
+    (void)reorder; /* the ranks keep their order: MPI allows it */
+    long cells = 1;
+    for (int d = 0; d < ndims; d++) {
+        if (dims[d] <= 0)
+            return fail(self, comm->errors_return, MPI_ERR_DIMS,
+                        "MPI_Cart_create (a dimension of 0 or fewer ranks)");
+        cells *= dims[d];
+        if (cells > comm->size)
+            break;
+    }
+    if (ndims < 0 || cells > comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_DIMS,
+                    "MPI_Cart_create (more ranks in the grid than in the communicator, or "
+                    "ndims below 0)");
+    int err = split(self, slot_, comm->rank < cells ? 0 : MPI_UNDEFINED, comm->rank, comm_cart,
+                    "MPI_Cart_create");
+    if (err != MPI_SUCCESS || *comm_cart == MPI_COMM_NULL)
+        return err;
+    err = set_cart(self, *comm_cart, ndims, dims, periods);
+    return fail(self, 0, err, "MPI_Cart_create");
+}
+
+int TMPI_Cartdim_get(MPI_Comm handle, int *ndims)
+{
+    GET_CART("MPI_Cartdim_get", handle);
+    *ndims = comm->ndims;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_get(MPI_Comm handle, int maxdims, int dims[], int periods[], int coords[])
+{
+    GET_CART("MPI_Cart_get", handle);
+    int mine[64], n = comm->ndims < maxdims ? comm->ndims : maxdims;
+    if (comm->ndims > 64)
+        return fail(self, comm->errors_return, MPI_ERR_DIMS, "MPI_Cart_get (over 64 dimensions)");
+    cart_coords(comm, comm->rank, mine);
+    for (int d = 0; d < n; d++) {
+        dims[d] = comm->topo[d];
+        periods[d] = comm->topo[comm->ndims + d];
+        coords[d] = mine[d];
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_rank(MPI_Comm handle, const int coords[], int *rank)
+{
+    GET_CART("MPI_Cart_rank", handle);
+    int r = 0;
+    for (int d = 0; d < comm->ndims; d++) {
+        int size = comm->topo[d], c = coords[d];
+        if (comm->topo[comm->ndims + d])
+            c = ((c % size) + size) % size;
+        else if (c < 0 || c >= size)
+            return fail(self, comm->errors_return, MPI_ERR_ARG,
+                        "MPI_Cart_rank (a coordinate outside a dimension that is not periodic)");
+        r = r * size + c;
+    }
+    *rank = r;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_coords(MPI_Comm handle, int rank, int maxdims, int coords[])
+{
+    GET_CART("MPI_Cart_coords", handle);
+    if (rank < 0 || rank >= comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_RANK, "MPI_Cart_coords");
+    int all[64];
+    if (comm->ndims > 64)
+        return fail(self, comm->errors_return, MPI_ERR_DIMS,
+                    "MPI_Cart_coords (over 64 dimensions)");
+    cart_coords(comm, rank, all);
+    for (int d = 0; d < comm->ndims && d < maxdims; d++)
+        coords[d] = all[d];
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_shift(MPI_Comm handle, int direction, int disp, int *source, int *dest)
+{
+    GET_CART("MPI_Cart_shift", handle);
+    if (direction < 0 || direction >= comm->ndims || comm->ndims > 64)
+        return fail(self, comm->errors_return, MPI_ERR_ARG,
+                    "MPI_Cart_shift (a direction outside the dimensions)");
+    int coords[64], size = comm->topo[direction], periodic = comm->topo[comm->ndims + direction];
+    int ends[2] = {-disp, disp}, *out[2] = {source, dest};
+    for (int i = 0; i < 2; i++) {
+        cart_coords(comm, comm->rank, coords);
+        int c = coords[direction] + ends[i];
+        if (periodic)
+            c = ((c % size) + size) % size;
+        if (c < 0 || c >= size) {
+            *out[i] = MPI_PROC_NULL;
+            continue;
+        }
+        coords[direction] = c;
+        int r = 0;
+        for (int d = 0; d < comm->ndims; d++)
+            r = r * comm->topo[d] + coords[d];
+        *out[i] = r;
+    }
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_sub(MPI_Comm handle, const int remain_dims[], MPI_Comm *newcomm)
+{
+    GET_CART("MPI_Cart_sub", handle);
+    int coords[64], dims[64], periods[64], kept = 0, color = 0;
+    if (comm->ndims > 64)
+        return fail(self, comm->errors_return, MPI_ERR_DIMS, "MPI_Cart_sub (over 64 dimensions)");
+    cart_coords(comm, comm->rank, coords);
+    for (int d = 0; d < comm->ndims; d++) {
+        if (remain_dims[d]) {
+            dims[kept] = comm->topo[d];
+            periods[kept++] = comm->topo[comm->ndims + d];
+        } else {
+            color = color * comm->topo[d] + coords[d]; /* the dropped coordinates */
+        }
+    }
+    int errors_return = comm->errors_return;
+    int err = split(self, slot_, color, comm->rank, newcomm, "MPI_Cart_sub");
+    if (err != MPI_SUCCESS)
+        return err;
+    err = set_cart(self, *newcomm, kept, dims, periods);
+    return fail(self, errors_return, err, "MPI_Cart_sub");
+}
+
+int TMPI_Topo_test(MPI_Comm handle, int *status)
+{
+    GET_COMM("MPI_Topo_test", handle);
+    *status = comm->cart ? MPI_CART : MPI_UNDEFINED;
+    return MPI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- groups */

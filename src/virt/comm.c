@@ -32,12 +32,12 @@ int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int pr
         if (!tables[i].slots)
             return -1;
         tables[i].slots[TDM_VIRT_COMM_WORLD] =
-            (tdm_virt_comm){1, 0, world_size, world_offset + i, NULL, 0, 0};
+            (tdm_virt_comm){1, 0, world_size, world_offset + i, NULL, 0, 0, 0, 0, NULL};
         int *me = malloc(sizeof *me);
         if (!me)
             return -1;
         *me = world_offset + i;
-        tables[i].slots[TDM_VIRT_COMM_SELF] = (tdm_virt_comm){1, 2, 1, 0, me, 0, 0};
+        tables[i].slots[TDM_VIRT_COMM_SELF] = (tdm_virt_comm){1, 2, 1, 0, me, 0, 0, 0, 0, NULL};
     }
     return 0;
 }
@@ -45,8 +45,10 @@ int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int pr
 void tdm_virt_comm_finish(void)
 {
     for (int i = 0; i < table_count; i++) {
-        for (int s = 0; s < tables[i].count; s++)
+        for (int s = 0; s < tables[i].count; s++) {
             free(tables[i].slots[s].members);
+            free(tables[i].slots[s].topo);
+        }
         free(tables[i].slots);
     }
     free(tables);
@@ -73,11 +75,11 @@ int tdm_virt_comm_add(int local, int context, int size, int rank, int *members)
         if (!more)
             return -1;
         for (int s = t->count; s < t->count * 2; s++)
-            more[s] = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0};
+            more[s] = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL};
         t->slots = more;
         t->count *= 2;
     }
-    t->slots[slot] = (tdm_virt_comm){1, context, size, rank, members, 0, 0};
+    t->slots[slot] = (tdm_virt_comm){1, context, size, rank, members, 0, 0, 0, 0, NULL};
     return slot;
 }
 
@@ -89,7 +91,8 @@ void tdm_virt_comm_remove(int local, int slot)
     if (!c)
         return;
     free(c->members);
-    *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0};
+    free(c->topo);
+    *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL};
 }
 
 void tdm_virt_comm_new_contexts(int count, int *first, int *stride)

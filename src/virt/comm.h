@@ -16,6 +16,9 @@ typedef struct {
     int *members;        /* world rank of each member; NULL for the world (identity) */
     int errors_return;   /* MPI_ERRORS_RETURN set (else errors are fatal) */
     unsigned coll_count; /* collectives this rank started on it (their tags) */
+    int cart;            /* it has a Cartesian topology (MPI_Cart_create, _sub) */
+    int ndims;           /* its dimensions */
+    int *topo;           /* ndims sizes, then ndims periodic flags (malloc'ed) */
 } tdm_virt_comm;
 
 /* Table slots of the world and of MPI_COMM_SELF in every rank's table. */
