@@ -261,8 +261,8 @@ def test_shaped_timings_settle_for_twice_the_bucket_refill():
     from tandem.bench import rate_bits, settle_us
 
     assert rate_bits("2gbit") == 2e9 and rate_bits("250mbps") == 2e9
-    assert settle_us("2gbit") == 2049  # 256 kB at 2 Gbit/s: 1.02 ms, twice
-    assert settle_us("100mbit") == 40961
+    assert settle_us("2gbit") == 2098  # 256 KiB (tc's kb) at 2 Gbit/s: 1.05 ms, twice
+    assert settle_us("100mbit") == 41944
 
 
 def test_bench_latency_writes_json_and_table(tmp_path):
