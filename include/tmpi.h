@@ -113,6 +113,45 @@ TMPI_EXPORT int TMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *ran
                                 int *rank_dest);
 TMPI_EXPORT int TMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Topo_test(MPI_Comm comm, int *status);
+/* Neighbourhood collectives, on Cartesian communicators. */
+TMPI_EXPORT int TMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                         MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, const int recvcounts[], const int displs[],
+                                         MPI_Datatype recvtype, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, const int recvcounts[], const int displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request *request);
+TMPI_EXPORT int TMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                        MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[], const int rdispls[],
+                                        MPI_Datatype recvtype, MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                         const int recvcounts[], const int rdispls[],
+                                         MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request *request);
+TMPI_EXPORT int TMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                        void *recvbuf, const int recvcounts[],
+                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                        MPI_Comm comm);
+TMPI_EXPORT int TMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                         void *recvbuf, const int recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                         MPI_Comm comm, MPI_Request *request);
 /* MPI-4's persistent collectives (MPICH 4; Open MPI 4.1's mpi.h has none). */
 TMPI_EXPORT int TMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 TMPI_EXPORT int TMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,

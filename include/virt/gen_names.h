@@ -980,40 +980,35 @@ int TMPI_unsupported_MPI_Imrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Imrecv_c TMPI_unsupported_MPI_Imrecv_c
 #endif
 #ifndef MPI_Ineighbor_allgather
-int TMPI_unsupported_MPI_Ineighbor_allgather(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ineighbor_allgather TMPI_unsupported_MPI_Ineighbor_allgather
+#define MPI_Ineighbor_allgather TMPI_Ineighbor_allgather
 #endif
 #ifndef MPI_Ineighbor_allgather_c
 int TMPI_unsupported_MPI_Ineighbor_allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgather_c TMPI_unsupported_MPI_Ineighbor_allgather_c
 #endif
 #ifndef MPI_Ineighbor_allgatherv
-int TMPI_unsupported_MPI_Ineighbor_allgatherv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ineighbor_allgatherv TMPI_unsupported_MPI_Ineighbor_allgatherv
+#define MPI_Ineighbor_allgatherv TMPI_Ineighbor_allgatherv
 #endif
 #ifndef MPI_Ineighbor_allgatherv_c
 int TMPI_unsupported_MPI_Ineighbor_allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_allgatherv_c TMPI_unsupported_MPI_Ineighbor_allgatherv_c
 #endif
 #ifndef MPI_Ineighbor_alltoall
-int TMPI_unsupported_MPI_Ineighbor_alltoall(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ineighbor_alltoall TMPI_unsupported_MPI_Ineighbor_alltoall
+#define MPI_Ineighbor_alltoall TMPI_Ineighbor_alltoall
 #endif
 #ifndef MPI_Ineighbor_alltoall_c
 int TMPI_unsupported_MPI_Ineighbor_alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoall_c TMPI_unsupported_MPI_Ineighbor_alltoall_c
 #endif
 #ifndef MPI_Ineighbor_alltoallv
-int TMPI_unsupported_MPI_Ineighbor_alltoallv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ineighbor_alltoallv TMPI_unsupported_MPI_Ineighbor_alltoallv
+#define MPI_Ineighbor_alltoallv TMPI_Ineighbor_alltoallv
 #endif
 #ifndef MPI_Ineighbor_alltoallv_c
 int TMPI_unsupported_MPI_Ineighbor_alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallv_c TMPI_unsupported_MPI_Ineighbor_alltoallv_c
 #endif
 #ifndef MPI_Ineighbor_alltoallw
-int TMPI_unsupported_MPI_Ineighbor_alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Ineighbor_alltoallw TMPI_unsupported_MPI_Ineighbor_alltoallw
+#define MPI_Ineighbor_alltoallw TMPI_Ineighbor_alltoallw
 #endif
 #ifndef MPI_Ineighbor_alltoallw_c
 int TMPI_unsupported_MPI_Ineighbor_alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1199,8 +1194,7 @@ int TMPI_unsupported_MPI_Mrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_M
 #define MPI_Mrecv_c TMPI_unsupported_MPI_Mrecv_c
 #endif
 #ifndef MPI_Neighbor_allgather
-int TMPI_unsupported_MPI_Neighbor_allgather(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Neighbor_allgather TMPI_unsupported_MPI_Neighbor_allgather
+#define MPI_Neighbor_allgather TMPI_Neighbor_allgather
 #endif
 #ifndef MPI_Neighbor_allgather_c
 int TMPI_unsupported_MPI_Neighbor_allgather_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgather_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1215,8 +1209,7 @@ int TMPI_unsupported_MPI_Neighbor_allgather_init_c(TMPI_ANY_ARGUMENTS) __attribu
 #define MPI_Neighbor_allgather_init_c TMPI_unsupported_MPI_Neighbor_allgather_init_c
 #endif
 #ifndef MPI_Neighbor_allgatherv
-int TMPI_unsupported_MPI_Neighbor_allgatherv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Neighbor_allgatherv TMPI_unsupported_MPI_Neighbor_allgatherv
+#define MPI_Neighbor_allgatherv TMPI_Neighbor_allgatherv
 #endif
 #ifndef MPI_Neighbor_allgatherv_c
 int TMPI_unsupported_MPI_Neighbor_allgatherv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_allgatherv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1231,8 +1224,7 @@ int TMPI_unsupported_MPI_Neighbor_allgatherv_init_c(TMPI_ANY_ARGUMENTS) __attrib
 #define MPI_Neighbor_allgatherv_init_c TMPI_unsupported_MPI_Neighbor_allgatherv_init_c
 #endif
 #ifndef MPI_Neighbor_alltoall
-int TMPI_unsupported_MPI_Neighbor_alltoall(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Neighbor_alltoall TMPI_unsupported_MPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoall TMPI_Neighbor_alltoall
 #endif
 #ifndef MPI_Neighbor_alltoall_c
 int TMPI_unsupported_MPI_Neighbor_alltoall_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoall_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1247,8 +1239,7 @@ int TMPI_unsupported_MPI_Neighbor_alltoall_init_c(TMPI_ANY_ARGUMENTS) __attribut
 #define MPI_Neighbor_alltoall_init_c TMPI_unsupported_MPI_Neighbor_alltoall_init_c
 #endif
 #ifndef MPI_Neighbor_alltoallv
-int TMPI_unsupported_MPI_Neighbor_alltoallv(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Neighbor_alltoallv TMPI_unsupported_MPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallv TMPI_Neighbor_alltoallv
 #endif
 #ifndef MPI_Neighbor_alltoallv_c
 int TMPI_unsupported_MPI_Neighbor_alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallv_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1263,8 +1254,7 @@ int TMPI_unsupported_MPI_Neighbor_alltoallv_init_c(TMPI_ANY_ARGUMENTS) __attribu
 #define MPI_Neighbor_alltoallv_init_c TMPI_unsupported_MPI_Neighbor_alltoallv_init_c
 #endif
 #ifndef MPI_Neighbor_alltoallw
-int TMPI_unsupported_MPI_Neighbor_alltoallw(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Neighbor_alltoallw TMPI_unsupported_MPI_Neighbor_alltoallw
+#define MPI_Neighbor_alltoallw TMPI_Neighbor_alltoallw
 #endif
 #ifndef MPI_Neighbor_alltoallw_c
 int TMPI_unsupported_MPI_Neighbor_alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Neighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

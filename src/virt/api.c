@@ -609,11 +609,12 @@ static void cart_coords(const tdm_virt_comm *c, int r, int *coords)
     }
 }
 
-#define GET_CART(call, handle)                                   \
-    GET_COMM(call, handle);                                      \
-    if (!comm->cart)                                             \
-        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, \
-                    call " (the communicator has no Cartesian topology)");
+/* The communicator of 'handle', which must have a Cartesian topology
+   (MPI_ERR_TOPOLOGY, the class MPI gives a call on one without). */
+#define GET_CART(call, handle) \
+    GET_COMM(call, handle);    \
+    if (!comm->cart)           \
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, call);
 
 int TMPI_Cart_create(MPI_Comm handle, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm *comm_cart)
@@ -2869,4 +2870,245 @@ int TMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
                .op = op,
                .comm = comm};
     return persistent_collective("MPI_Reduce_scatter_init", &a, request);
+}
+
+/* ------------------------------------------ neighbourhood collectives */
+
+/* The 'kind' of neighbourhood collective: each form's arguments made
+   per-neighbour counts, byte displacements and datatypes. */
+enum { NB_ALLGATHER, NB_ALLGATHERV, NB_ALLTOALL, NB_ALLTOALLV, NB_ALLTOALLW };
+
+typedef struct {
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    const MPI_Aint *sdispls_w;
+    MPI_Datatype sendtype;
+    const MPI_Datatype *sendtypes;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    const MPI_Aint *rdispls_w;
+    MPI_Datatype recvtype;
+    const MPI_Datatype *recvtypes;
+} nb_args;
+
+static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_CART(call, handle);
+    int n = 2 * comm->ndims;
+    int *nb = malloc(sizeof *nb * (size_t)(3 * n + 1));
+    MPI_Aint *disp = malloc(sizeof *disp * (size_t)(2 * n + 1));
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)(2 * n + 1));
+    if (!nb || !disp || !types) {
+        free(nb);
+        free(disp);
+        free(types);
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    }
+    /* MPI's order: for each dimension the rank at -1, then the one at +1 */
+    int coords[64];
+    for (int d = 0; d < comm->ndims && d < 64; d++) {
+        int size = comm->topo[d], periodic = comm->topo[comm->ndims + d];
+        for (int i = 0; i < 2; i++) {
+            cart_coords(comm, comm->rank, coords);
+            int c = coords[d] + (i ? 1 : -1);
+            if (periodic)
+                c = ((c % size) + size) % size;
+            int r = -1;
+            if (c >= 0 && c < size) {
+                coords[d] = c;
+                r = 0;
+                for (int e = 0; e < comm->ndims; e++)
+                    r = r * comm->topo[e] + coords[e];
+            }
+            nb[2 * d + i] = r < 0 ? MPI_PROC_NULL : r;
+        }
+    }
+    int *scounts = nb + n, *rcounts = nb + 2 * n;
+    MPI_Aint *sdisp = disp, *rdisp = disp + n;
+    MPI_Datatype *stypes = types, *rtypes = types + n;
+    MPI_Aint sextent = 0, rextent = 0, lb;
+    if (kind != NB_ALLTOALLW) {
+        PMPI_Type_get_extent(a->sendtype, &lb, &sextent);
+        PMPI_Type_get_extent(a->recvtype, &lb, &rextent);
+    }
+    for (int k = 0; k < n; k++) {
+        switch (kind) {
+        case NB_ALLGATHER:
+        case NB_ALLGATHERV:
+            scounts[k] = a->sendcount;
+            sdisp[k] = 0;
+            break;
+        case NB_ALLTOALL:
+            scounts[k] = a->sendcount;
+            sdisp[k] = (MPI_Aint)k * a->sendcount * sextent;
+            break;
+        case NB_ALLTOALLV:
+            scounts[k] = a->sendcounts[k];
+            sdisp[k] = (MPI_Aint)a->sdispls[k] * sextent;
+            break;
+        default: scounts[k] = a->sendcounts[k]; sdisp[k] = a->sdispls_w[k];
+        }
+        if (kind == NB_ALLGATHER || kind == NB_ALLTOALL) {
+            rcounts[k] = a->recvcount;
+            rdisp[k] = (MPI_Aint)k * a->recvcount * rextent;
+        } else if (kind == NB_ALLTOALLW) {
+            rcounts[k] = a->recvcounts[k];
+            rdisp[k] = a->rdispls_w[k];
+        } else {
+            rcounts[k] = a->recvcounts[k];
+            rdisp[k] = (MPI_Aint)a->rdispls[k] * rextent;
+        }
+        stypes[k] = kind == NB_ALLTOALLW ? a->sendtypes[k] : a->sendtype;
+        rtypes[k] = kind == NB_ALLTOALLW ? a->recvtypes[k] : a->recvtype;
+    }
+    tdm_virt_request *req = NULL;
+    int err = tdm_virt_neighbor(self, comm, call, n, nb, a->sendbuf, scounts, sdisp, stypes,
+                                a->recvbuf, rcounts, rdisp, rtypes, OUT(request));
+    free(nb);
+    free(disp);
+    free(types);
+    return collective(self, comm, err, req, request, call);
+}
+
+int TMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcount = recvcount,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Neighbor_allgather", NB_ALLGATHER, &a, comm, NULL);
+}
+
+int TMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcount = recvcount,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Ineighbor_allgather", NB_ALLGATHER, &a, comm, request);
+}
+
+int TMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls = displs,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Neighbor_allgatherv", NB_ALLGATHERV, &a, comm, NULL);
+}
+
+int TMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls = displs,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Ineighbor_allgatherv", NB_ALLGATHERV, &a, comm, request);
+}
+
+int TMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcount = recvcount,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Neighbor_alltoall", NB_ALLTOALL, &a, comm, NULL);
+}
+
+int TMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcount = sendcount,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcount = recvcount,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Ineighbor_alltoall", NB_ALLTOALL, &a, comm, request);
+}
+
+int TMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcounts = sendcounts,
+                 .sdispls = sdispls,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls = rdispls,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Neighbor_alltoallv", NB_ALLTOALLV, &a, comm, NULL);
+}
+
+int TMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcounts = sendcounts,
+                 .sdispls = sdispls,
+                 .sendtype = sendtype,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls = rdispls,
+                 .recvtype = recvtype};
+    return neighbor("MPI_Ineighbor_alltoallv", NB_ALLTOALLV, &a, comm, request);
+}
+
+int TMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcounts = sendcounts,
+                 .sdispls_w = sdispls,
+                 .sendtypes = sendtypes,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls_w = rdispls,
+                 .recvtypes = recvtypes};
+    return neighbor("MPI_Neighbor_alltoallw", NB_ALLTOALLW, &a, comm, NULL);
+}
+
+int TMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                             MPI_Comm comm, MPI_Request *request)
+{
+    nb_args a = {.sendbuf = sendbuf,
+                 .sendcounts = sendcounts,
+                 .sdispls_w = sdispls,
+                 .sendtypes = sendtypes,
+                 .recvbuf = recvbuf,
+                 .recvcounts = recvcounts,
+                 .rdispls_w = rdispls,
+                 .recvtypes = recvtypes};
+    return neighbor("MPI_Ineighbor_alltoallw", NB_ALLTOALLW, &a, comm, request);
 }

@@ -4,7 +4,8 @@
  * virtual ranks. A 2D grid from MPI_Dims_create, periodic in its first
  * dimension: coordinates, MPI_Cart_rank, both shifts and a halo exchange
  * along them, MPI_Cart_get and MPI_Cartdim_get, MPI_Topo_test, a row of the
- * grid (MPI_Cart_sub) and its sum, a duplicate that keeps the topology, and
+ * grid (MPI_Cart_sub) and its sum, a duplicate that keeps the topology,
+ * the neighbourhood collectives (every form, blocking and nonblocking), and
  * a 1D grid of one rank fewer that leaves the last rank out. Rank 0 prints
  * every result.
  */
@@ -35,8 +36,12 @@ int main(int argc, char **argv)
     MPI_Cart_rank(grid, coords, &back);
     MPI_Cart_get(grid, 2, gdims, gperiods, got);
     MPI_Cartdim_get(grid, &ndims);
-    long facts[6] = {coords[0], coords[1], back == me, got[0] == coords[0] && got[1] == coords[1],
-                     gperiods[0] * 10 + gperiods[1], ndims};
+    long facts[6] = {coords[0],
+                     coords[1],
+                     back == me,
+                     got[0] == coords[0] && got[1] == coords[1],
+                     gperiods[0] * 10 + gperiods[1],
+                     ndims};
     print_all(rank, size, "coords, rank back, get, periods, ndims", facts, 6);
 
     /* Shifts by 1 in each dimension (PROC_NULL at the ends of the second),
@@ -80,6 +85,58 @@ int main(int argc, char **argv)
     MPI_Topo_test(copy, &status);
     long dup[3] = {status == MPI_CART, copy_coords[0], copy_coords[1]};
     print_all(rank, size, "dup: cart, coords", dup, 3);
+
+    /* Neighbourhood collectives on a grid of the same shape without
+       wrap-around, whose 4 neighbours are in MPI's order (-1 then +1 in
+       each dimension; MPI_PROC_NULL beyond an end leaves a block as it
+       was). (Where one rank is both neighbours of a dimension, a periodic
+       one of 1 or 2 ranks, MPICH 4.0.2 and Open MPI 4.1 give each form its
+       own order of the two blocks: not compared.) */
+    int open_periods[2] = {0, 0};
+    MPI_Comm flat;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, open_periods, 0, &flat);
+    long nb_in[4], nb_out[4], one_of_mine = me;
+    int ones[4] = {1, 1, 1, 1}, forward[4] = {0, 1, 2, 3}, backward[4] = {3, 2, 1, 0};
+    MPI_Aint bytes_fwd[4], bytes_back[4];
+    MPI_Datatype longs[4] = {MPI_LONG, MPI_LONG, MPI_LONG, MPI_LONG};
+    for (int k = 0; k < 4; k++) {
+        nb_out[k] = 100 * me + k;
+        bytes_fwd[k] = (MPI_Aint)(k * sizeof(long));
+        bytes_back[k] = (MPI_Aint)((3 - k) * sizeof(long));
+    }
+    for (int form = 0; form < 7; form++) {
+        MPI_Request req;
+        for (int k = 0; k < 4; k++)
+            nb_in[k] = -1;
+        switch (form) {
+        case 0: MPI_Neighbor_allgather(&one_of_mine, 1, MPI_LONG, nb_in, 1, MPI_LONG, flat); break;
+        case 1: MPI_Neighbor_alltoall(nb_out, 1, MPI_LONG, nb_in, 1, MPI_LONG, flat); break;
+        case 2:
+            MPI_Neighbor_alltoallv(nb_out, ones, backward, MPI_LONG, nb_in, ones, forward, MPI_LONG,
+                                   flat);
+            break;
+        case 3:
+            MPI_Neighbor_alltoallw(nb_out, ones, bytes_back, longs, nb_in, ones, bytes_fwd, longs,
+                                   flat);
+            break;
+        case 4:
+            MPI_Ineighbor_alltoall(nb_out, 1, MPI_LONG, nb_in, 1, MPI_LONG, flat, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            break;
+        case 5:
+            MPI_Ineighbor_allgatherv(&one_of_mine, 1, MPI_LONG, nb_in, ones, backward, MPI_LONG,
+                                     flat, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            break;
+        default:
+            MPI_Neighbor_allgatherv(&one_of_mine, 1, MPI_LONG, nb_in, ones, forward, MPI_LONG,
+                                    flat);
+        }
+        char what[48];
+        snprintf(what, sizeof what, "neighbourhood collective %d", form);
+        print_all(rank, size, what, nb_in, 4);
+    }
+    MPI_Comm_free(&flat);
 
     /* A line of one rank fewer: the last rank gets MPI_COMM_NULL. */
     int line_dims[1] = {size > 1 ? size - 1 : 1}, line_periods[1] = {0};
