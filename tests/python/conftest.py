@@ -121,3 +121,20 @@ def launch_on_hosts(
     except subprocess.TimeoutExpired:
         hosts.sweep()
         raise
+
+
+def mpi4py_env(build) -> dict[str, str]:
+    """The variables that find `make mpi4py`'s package for this build: PyPI's
+    wheel, whose MPICH variant loads libmpi.so.12 from build/mpi4py/mpich/lib
+    (a link to Debian's libmpich.so.12)."""
+    path = ROOT / "build" / "mpi4py" / FAMILIES[build.family]
+    assert (path / "mpi4py").is_dir(), f"{path} has no mpi4py: run `make mpi4py`"
+    if FAMILIES[build.family] == "openmpi":
+        return {"PYTHONPATH": str(path)}
+    return {
+        "PYTHONPATH": str(path),
+        "MPI4PY_MPIABI": "mpich",
+        "LD_LIBRARY_PATH": ":".join(
+            filter(None, [str(path / "lib"), os.environ.get("LD_LIBRARY_PATH")])
+        ),
+    }

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAMILIES, ROOT, build_for, program_path, tandem_cli
+from conftest import ROOT, build_for, mpi4py_env, program_path, tandem_cli
 from tandem import report
 from tandem.launch import launch_command, launcher_environment
 
@@ -315,11 +315,9 @@ def test_mpi4py_matched_receives_are_recorded(build, tmp_path):
     each buffer: the receive matrix is the transposed send matrix, in
     messages and bytes, on MPI_COMM_WORLD and on a communicator whose ranks
     run backwards (tests/python/mpi4py_matched.py)."""
-    mpi4py = ROOT / "build" / "mpi4py" / FAMILIES[build.family]
-    assert (mpi4py / "mpi4py").is_dir(), f"{mpi4py} has no mpi4py: run `make mpi4py`"
     prefix = tmp_path / "py"
     env = {
-        "PYTHONPATH": str(mpi4py),
+        **mpi4py_env(build),
         "TANDEM_MONITOR": "1",
         "TANDEM_MONITOR_OUTPUT": str(prefix),
     }

@@ -5,12 +5,11 @@ with Tandem's progress thread and its collectives at work. mpi4py comes from
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 
 import pytest
-from conftest import FAMILIES, ROOT, launch, tandem_cli
+from conftest import FAMILIES, ROOT, launch, mpi4py_env, tandem_cli
 
 SCRIPT = str(ROOT / "tests" / "python" / "mpi4py_exchange.py")
 
@@ -18,23 +17,6 @@ SCRIPT = str(ROOT / "tests" / "python" / "mpi4py_exchange.py")
 # collectives, the proxy strategy and Tandem's schedules, and the drive
 # strategy with the schedules.
 CONFIGURATIONS = [("drive", "native"), ("proxy", "tandem"), ("drive", "tandem")]
-
-
-def mpi4py_env(build) -> dict[str, str]:
-    """The variables that find `make mpi4py`'s package for this build: PyPI's
-    wheel, whose MPICH variant loads libmpi.so.12 from build/mpi4py/mpich/lib
-    (a link to Debian's libmpich.so.12)."""
-    path = ROOT / "build" / "mpi4py" / FAMILIES[build.family]
-    assert (path / "mpi4py").is_dir(), f"{path} has no mpi4py: run `make mpi4py`"
-    if FAMILIES[build.family] == "openmpi":
-        return {"PYTHONPATH": str(path)}
-    return {
-        "PYTHONPATH": str(path),
-        "MPI4PY_MPIABI": "mpich",
-        "LD_LIBRARY_PATH": ":".join(
-            filter(None, [str(path / "lib"), os.environ.get("LD_LIBRARY_PATH")])
-        ),
-    }
 
 
 @pytest.mark.parametrize("nprocs", [1, 2, 4])
