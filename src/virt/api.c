@@ -354,9 +354,13 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (hosts > 1 && wants_progress_thread(cores, host) && tdm_virt_net_start_progress() != 0)
-        fprintf(stderr, "tandem virt: warning: no progress thread (TANDEM_VIRT_PROGRESS): large "
-                        "messages between processes move only between the ranks' turns\n");
+    if (hosts > 1 && wants_progress_thread(cores, host) &&
+        (provided < MPI_THREAD_MULTIPLE || tdm_virt_net_start_progress() != 0))
+        fprintf(stderr,
+                "tandem virt: warning: no progress thread (TANDEM_VIRT_PROGRESS)%s: large "
+                "messages between processes move only between the ranks' turns\n",
+                provided < MPI_THREAD_MULTIPLE ? ", the MPI library gives no MPI_THREAD_MULTIPLE"
+                                               : "");
     tdm_virt_queue_set_progress(tdm_virt_coll_progress);
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();
