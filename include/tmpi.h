@@ -113,7 +113,18 @@ TMPI_EXPORT int TMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *ran
                                 int *rank_dest);
 TMPI_EXPORT int TMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Topo_test(MPI_Comm comm, int *status);
-/* Neighbourhood collectives, on Cartesian communicators. */
+/* Distributed graph topologies, the adjacent form (unweighted). */
+TMPI_EXPORT int TMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
+                                                const int sources[], const int sourceweights[],
+                                                int outdegree, const int destinations[],
+                                                const int destweights[], MPI_Info info, int reorder,
+                                                MPI_Comm *comm_dist_graph);
+TMPI_EXPORT int TMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+                                                int *weighted);
+TMPI_EXPORT int TMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+                                          int sourceweights[], int maxoutdegree, int destinations[],
+                                          int destweights[]);
+/* Neighbourhood collectives, on Cartesian and distributed graph communicators. */
 TMPI_EXPORT int TMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                         MPI_Comm comm);

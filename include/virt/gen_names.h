@@ -366,16 +366,13 @@ int TMPI_unsupported_MPI_Dist_graph_create(TMPI_ANY_ARGUMENTS) __attribute__((er
 #define MPI_Dist_graph_create TMPI_unsupported_MPI_Dist_graph_create
 #endif
 #ifndef MPI_Dist_graph_create_adjacent
-int TMPI_unsupported_MPI_Dist_graph_create_adjacent(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_create_adjacent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Dist_graph_create_adjacent TMPI_unsupported_MPI_Dist_graph_create_adjacent
+#define MPI_Dist_graph_create_adjacent TMPI_Dist_graph_create_adjacent
 #endif
 #ifndef MPI_Dist_graph_neighbors
-int TMPI_unsupported_MPI_Dist_graph_neighbors(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Dist_graph_neighbors TMPI_unsupported_MPI_Dist_graph_neighbors
+#define MPI_Dist_graph_neighbors TMPI_Dist_graph_neighbors
 #endif
 #ifndef MPI_Dist_graph_neighbors_count
-int TMPI_unsupported_MPI_Dist_graph_neighbors_count(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Dist_graph_neighbors_count TMPI_unsupported_MPI_Dist_graph_neighbors_count
+#define MPI_Dist_graph_neighbors_count TMPI_Dist_graph_neighbors_count
 #endif
 #ifndef MPI_Errhandler_create
 int TMPI_unsupported_MPI_Errhandler_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Errhandler_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

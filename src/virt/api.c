@@ -565,9 +565,23 @@ int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
     GET_COMM("MPI_Comm_dup", handle);
     int err = split(self, slot_, 0, comm->rank, newcomm, "MPI_Comm_dup");
     comm = tdm_virt_comm_get(self->local, slot_); /* the table may have moved */
-    if (err != MPI_SUCCESS || !comm->cart)
+    if (err != MPI_SUCCESS)
         return err;
-    err = set_cart(self, *newcomm, comm->ndims, comm->topo, comm->topo + comm->ndims);
+    if (comm->cart)
+        err = set_cart(self, *newcomm, comm->ndims, comm->topo, comm->topo + comm->ndims);
+    if (comm->dist_graph) {
+        /* the same distributed graph */
+        int n = comm->indegree + comm->outdegree;
+        tdm_virt_comm *made = comm_of(self, *newcomm, NULL);
+        made->edges = malloc(sizeof *made->edges * (size_t)(n + 1));
+        if (!made->edges)
+            err = MPI_ERR_NO_MEM;
+        for (int k = 0; made->edges && k < n; k++)
+            made->edges[k] = comm->edges[k];
+        made->dist_graph = made->edges != NULL;
+        made->indegree = comm->indegree;
+        made->outdegree = comm->outdegree;
+    }
     return fail(self, comm->errors_return, err, "MPI_Comm_dup");
 }
 
@@ -752,7 +766,7 @@ int TMPI_Cart_sub(MPI_Comm handle, const int remain_dims[], MPI_Comm *newcomm)
 int TMPI_Topo_test(MPI_Comm handle, int *status)
 {
     GET_COMM("MPI_Topo_test", handle);
-    *status = comm->cart ? MPI_CART : MPI_UNDEFINED;
+    *status = comm->cart ? MPI_CART : comm->dist_graph ? MPI_DIST_GRAPH : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
@@ -2897,40 +2911,64 @@ typedef struct {
     const MPI_Datatype *recvtypes;
 } nb_args;
 
-static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handle,
-                    MPI_Request *request)
+/* The in- and out-neighbours of a communicator with a topology: a
+   Cartesian one's in MPI's order (for each dimension the rank at -1, then
+   the one at +1, both lists alike), a distributed graph's as given.
+   'lists' gets room for both; returns 0, or -1 without a topology. */
+static int neighbors_of(const tdm_virt_comm *comm, int **lists, int *n_in, int *n_out)
 {
-    GET_CART(call, handle);
-    int n = 2 * comm->ndims;
-    int *nb = malloc(sizeof *nb * (size_t)(3 * n + 1));
-    MPI_Aint *disp = malloc(sizeof *disp * (size_t)(2 * n + 1));
-    MPI_Datatype *types = malloc(sizeof *types * (size_t)(2 * n + 1));
-    if (!nb || !disp || !types) {
-        free(nb);
-        free(disp);
-        free(types);
-        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    if (comm->dist_graph) {
+        *n_in = comm->indegree;
+        *n_out = comm->outdegree;
+        *lists = malloc(sizeof **lists * (size_t)(*n_in + *n_out + 1));
+        for (int k = 0; *lists && k < *n_in + *n_out; k++)
+            (*lists)[k] = comm->edges[k];
+        return 0;
     }
-    /* MPI's order: for each dimension the rank at -1, then the one at +1 */
-    int coords[64];
-    for (int d = 0; d < comm->ndims && d < 64; d++) {
+    if (!comm->cart || comm->ndims > 64)
+        return -1;
+    int n = 2 * comm->ndims, coords[64];
+    *n_in = *n_out = n;
+    *lists = malloc(sizeof **lists * (size_t)(2 * n + 1));
+    for (int d = 0; *lists && d < comm->ndims; d++) {
         int size = comm->topo[d], periodic = comm->topo[comm->ndims + d];
         for (int i = 0; i < 2; i++) {
             cart_coords(comm, comm->rank, coords);
             int c = coords[d] + (i ? 1 : -1);
             if (periodic)
                 c = ((c % size) + size) % size;
-            int r = -1;
+            int r = MPI_PROC_NULL;
             if (c >= 0 && c < size) {
                 coords[d] = c;
                 r = 0;
                 for (int e = 0; e < comm->ndims; e++)
                     r = r * comm->topo[e] + coords[e];
             }
-            nb[2 * d + i] = r < 0 ? MPI_PROC_NULL : r;
+            (*lists)[2 * d + i] = (*lists)[n + 2 * d + i] = r;
         }
     }
-    int *scounts = nb + n, *rcounts = nb + 2 * n;
+    return 0;
+}
+
+static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handle,
+                    MPI_Request *request)
+{
+    GET_COMM(call, handle);
+    int *nb = NULL, n_in = 0, n_out = 0;
+    if (neighbors_of(comm, &nb, &n_in, &n_out) != 0)
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, call);
+    int n = n_in > n_out ? n_in : n_out;
+    int *counts = malloc(sizeof *counts * (size_t)(2 * n + 1));
+    MPI_Aint *disp = malloc(sizeof *disp * (size_t)(2 * n + 1));
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)(2 * n + 1));
+    if (!nb || !counts || !disp || !types) {
+        free(nb);
+        free(counts);
+        free(disp);
+        free(types);
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, call);
+    }
+    int *scounts = counts, *rcounts = counts + n;
     MPI_Aint *sdisp = disp, *rdisp = disp + n;
     MPI_Datatype *stypes = types, *rtypes = types + n;
     MPI_Aint sextent = 0, rextent = 0, lb;
@@ -2938,7 +2976,7 @@ static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handl
         PMPI_Type_get_extent(a->sendtype, &lb, &sextent);
         PMPI_Type_get_extent(a->recvtype, &lb, &rextent);
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n_out; k++) {
         switch (kind) {
         case NB_ALLGATHER:
         case NB_ALLGATHERV:
@@ -2955,6 +2993,9 @@ static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handl
             break;
         default: scounts[k] = a->sendcounts[k]; sdisp[k] = a->sdispls_w[k];
         }
+        stypes[k] = kind == NB_ALLTOALLW ? a->sendtypes[k] : a->sendtype;
+    }
+    for (int k = 0; k < n_in; k++) {
         if (kind == NB_ALLGATHER || kind == NB_ALLTOALL) {
             rcounts[k] = a->recvcount;
             rdisp[k] = (MPI_Aint)k * a->recvcount * rextent;
@@ -2965,16 +3006,83 @@ static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handl
             rcounts[k] = a->recvcounts[k];
             rdisp[k] = (MPI_Aint)a->rdispls[k] * rextent;
         }
-        stypes[k] = kind == NB_ALLTOALLW ? a->sendtypes[k] : a->sendtype;
         rtypes[k] = kind == NB_ALLTOALLW ? a->recvtypes[k] : a->recvtype;
     }
     tdm_virt_request *req = NULL;
-    int err = tdm_virt_neighbor(self, comm, call, n, nb, a->sendbuf, scounts, sdisp, stypes,
-                                a->recvbuf, rcounts, rdisp, rtypes, OUT(request));
+    int err =
+        tdm_virt_neighbor(self, comm, call, n_in, nb, n_out, nb + n_in, comm->cart, a->sendbuf,
+                          scounts, sdisp, stypes, a->recvbuf, rcounts, rdisp, rtypes, OUT(request));
     free(nb);
+    free(counts);
     free(disp);
     free(types);
     return collective(self, comm, err, req, request, call);
+}
+
+/* ------------------------------------------ distributed graph topologies */
+
+int TMPI_Dist_graph_create_adjacent(MPI_Comm handle, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree,
+                                    const int destinations[], const int destweights[],
+                                    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+{
+    GET_COMM("MPI_Dist_graph_create_adjacent", handle);
+    (void)sourceweights; /* weights are hints: accepted, not used */
+    (void)destweights;
+    (void)info;
+    (void)reorder;
+    int size = comm->size, errors_return = comm->errors_return;
+    if (indegree < 0 || outdegree < 0)
+        return fail(self, errors_return, MPI_ERR_ARG,
+                    "MPI_Dist_graph_create_adjacent (a negative degree)");
+    for (int k = 0; k < indegree + outdegree; k++) {
+        int r = k < indegree ? sources[k] : destinations[k - indegree];
+        if (r < 0 || r >= size)
+            return fail(self, errors_return, MPI_ERR_RANK,
+                        "MPI_Dist_graph_create_adjacent (a neighbour outside the communicator)");
+    }
+    int *edges = malloc(sizeof *edges * (size_t)(indegree + outdegree + 1));
+    if (!edges)
+        return fail(self, errors_return, MPI_ERR_NO_MEM, "MPI_Dist_graph_create_adjacent");
+    for (int k = 0; k < indegree + outdegree; k++)
+        edges[k] = k < indegree ? sources[k] : destinations[k - indegree];
+    int err = split(self, slot_, 0, comm->rank, comm_dist_graph, "MPI_Dist_graph_create_adjacent");
+    if (err != MPI_SUCCESS) {
+        free(edges);
+        return err;
+    }
+    tdm_virt_comm *made = comm_of(self, *comm_dist_graph, NULL);
+    made->dist_graph = 1;
+    made->indegree = indegree;
+    made->outdegree = outdegree;
+    made->edges = edges;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Dist_graph_neighbors_count(MPI_Comm handle, int *indegree, int *outdegree, int *weighted)
+{
+    GET_COMM("MPI_Dist_graph_neighbors_count", handle);
+    if (!comm->dist_graph)
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, "MPI_Dist_graph_neighbors_count");
+    *indegree = comm->indegree;
+    *outdegree = comm->outdegree;
+    *weighted = 0;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Dist_graph_neighbors(MPI_Comm handle, int maxindegree, int sources[], int sourceweights[],
+                              int maxoutdegree, int destinations[], int destweights[])
+{
+    GET_COMM("MPI_Dist_graph_neighbors", handle);
+    if (!comm->dist_graph)
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, "MPI_Dist_graph_neighbors");
+    (void)sourceweights; /* unweighted: MPI leaves them untouched */
+    (void)destweights;
+    for (int k = 0; k < comm->indegree && k < maxindegree; k++)
+        sources[k] = comm->edges[k];
+    for (int k = 0; k < comm->outdegree && k < maxoutdegree; k++)
+        destinations[k] = comm->edges[comm->indegree + k];
+    return MPI_SUCCESS;
 }
 
 int TMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

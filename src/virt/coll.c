@@ -867,31 +867,31 @@ int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void
     return finish_build(self, s, out);
 }
 
-/* A neighbourhood collective: from each neighbour k (a rank of the
+/* A neighbourhood collective: from each in-neighbour k (a rank of the
    communicator, or MPI_PROC_NULL: nothing) recvcounts[k] x recvtypes[k] at
-   recvbuf + rdispls[k] bytes, and to it sendcounts[k] x sendtypes[k] from
-   sendbuf + sdispls[k] bytes; one round, the receives posted in the
-   neighbours' order before the sends. The neighbours come in pairs (a
-   Cartesian dimension's -1, then +1), and the sends of a pair go +1 first:
-   where one rank is both (a periodic dimension of 1 or 2 ranks) the block
-   from the -1 neighbour is the one it sent toward +1, as a halo exchange
-   needs (MPICH 4.0.2 and Open MPI 4.1 do so in MPI_Neighbor_alltoall,
-   and differ in other forms). */
-int tdm_virt_neighbor(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call, int n,
-                      const int *neighbors, const void *sendbuf, const int *sendcounts,
-                      const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
-                      const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes,
+   recvbuf + rdispls[k] bytes, and to each out-neighbour k sendcounts[k] x
+   sendtypes[k] from sendbuf + sdispls[k] bytes; one round, the receives
+   posted in the neighbours' order before the sends. 'paired': the
+   neighbours are a Cartesian topology's pairs (a dimension's -1, then +1),
+   whose sends go +1 first: where one rank is both (a periodic dimension of
+   1 or 2 ranks) the block from the -1 neighbour is the one it sent toward
+   +1, as a halo exchange needs (MPICH 4.0.2 and Open MPI 4.1 do so in
+   MPI_Neighbor_alltoall, and differ in other forms). */
+int tdm_virt_neighbor(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call, int n_in,
+                      const int *sources, int n_out, const int *dests, int paired,
+                      const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls,
+                      const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+                      const MPI_Aint *rdispls, const MPI_Datatype *recvtypes,
                       tdm_virt_request **out)
 {
     tdm_virt_sched *s = sched_new(comm, call);
-    for (int k = 0; s && k < n; k++)
-        if (neighbors[k] != MPI_PROC_NULL)
-            add_recv(s, (char *)recvbuf + rdispls[k], recvcounts[k], recvtypes[k], neighbors[k]);
-    for (int i = 0; s && i < n; i++) {
-        int k = i ^ 1; /* +1 before -1 */
-        if (neighbors[k] != MPI_PROC_NULL)
-            add_send(s, (const char *)sendbuf + sdispls[k], sendcounts[k], sendtypes[k],
-                     neighbors[k]);
+    for (int k = 0; s && k < n_in; k++)
+        if (sources[k] != MPI_PROC_NULL)
+            add_recv(s, (char *)recvbuf + rdispls[k], recvcounts[k], recvtypes[k], sources[k]);
+    for (int i = 0; s && i < n_out; i++) {
+        int k = paired ? i ^ 1 : i;
+        if (dests[k] != MPI_PROC_NULL)
+            add_send(s, (const char *)sendbuf + sdispls[k], sendcounts[k], sendtypes[k], dests[k]);
     }
     return finish_build(self, s, out);
 }

@@ -68,13 +68,16 @@ int tdm_virt_reduce_scatter(tdm_virt_rank *self, tdm_virt_comm *comm, const void
    it. */
 int tdm_virt_coll_progress(tdm_virt_rank *self, int move);
 
-/* A neighbourhood collective over 'n' neighbours (MPI_PROC_NULL: none),
-   each with its own count, byte displacement and datatype both ways
-   (virt/api.c reduces the MPI_Neighbor_* forms to it); 'call' names it. */
-int tdm_virt_neighbor(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call, int n,
-                      const int *neighbors, const void *sendbuf, const int *sendcounts,
-                      const MPI_Aint *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
-                      const int *recvcounts, const MPI_Aint *rdispls, const MPI_Datatype *recvtypes,
+/* A neighbourhood collective from 'n_in' in-neighbours 'sources' and to
+   'n_out' out-neighbours 'dests' (MPI_PROC_NULL: none), each with its own
+   count, byte displacement and datatype ('paired': a Cartesian topology's,
+   virt/coll.c); virt/api.c reduces the MPI_Neighbor_* forms to it; 'call'
+   names it. */
+int tdm_virt_neighbor(tdm_virt_rank *self, tdm_virt_comm *comm, const char *call, int n_in,
+                      const int *sources, int n_out, const int *dests, int paired,
+                      const void *sendbuf, const int *sendcounts, const MPI_Aint *sdispls,
+                      const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+                      const MPI_Aint *rdispls, const MPI_Datatype *recvtypes,
                       tdm_virt_request **out);
 
 #endif

@@ -19,6 +19,9 @@ typedef struct {
     int cart;            /* it has a Cartesian topology (MPI_Cart_create, _sub) */
     int ndims;           /* its dimensions */
     int *topo;           /* ndims sizes, then ndims periodic flags (malloc'ed) */
+    int dist_graph;      /* it has a distributed graph topology (adjacent form) */
+    int indegree, outdegree;
+    int *edges; /* indegree sources, then outdegree destinations (malloc'ed) */
 } tdm_virt_comm;
 
 /* Table slots of the world and of MPI_COMM_SELF in every rank's table. */

@@ -5,8 +5,10 @@
  * dimension: coordinates, MPI_Cart_rank, both shifts and a halo exchange
  * along them, MPI_Cart_get and MPI_Cartdim_get, MPI_Topo_test, a row of the
  * grid (MPI_Cart_sub) and its sum, a duplicate that keeps the topology,
- * the neighbourhood collectives (every form, blocking and nonblocking), and
- * a 1D grid of one rank fewer that leaves the last rank out. Rank 0 prints
+ * the neighbourhood collectives (every form, blocking and nonblocking), a
+ * distributed graph (its neighbours, two neighbourhood collectives, a
+ * duplicate), and a 1D grid of one rank fewer that leaves the last rank
+ * out. Rank 0 prints
  * every result.
  */
 #include "virt_testlib.h"
@@ -137,6 +139,39 @@ int main(int argc, char **argv)
         print_all(rank, size, what, nb_in, 4);
     }
     MPI_Comm_free(&flat);
+
+    /* A distributed graph (adjacent form): a directed ring, from r - 1 to
+       r + 1, and from 4 ranks on an edge back from r + 2 to r - 2 (no edge
+       twice between two ranks). */
+    int ins[2] = {(rank + size - 1) % size, (rank + 2) % size};
+    int outs[2] = {(rank + 1) % size, (rank + size - 2) % size}, degree = size >= 4 ? 2 : 1;
+    MPI_Comm ring, ring_copy;
+#pragma GCC diagnostic push /* Open MPI's MPI_UNWEIGHTED: an address GCC sees as empty */
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, ins, MPI_UNWEIGHTED, degree, outs,
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
+#pragma GCC diagnostic pop
+    int indeg, outdeg, weighted, got_in[2] = {-1, -1}, got_out[2] = {-1, -1};
+    MPI_Dist_graph_neighbors_count(ring, &indeg, &outdeg, &weighted);
+    /* the degrees as the maxima: MPICH 4.0.2 copies that many, whatever
+       the degree (beyond its own array) */
+    MPI_Dist_graph_neighbors(ring, indeg, got_in, MPI_UNWEIGHTED, outdeg, got_out, MPI_UNWEIGHTED);
+    MPI_Topo_test(ring, &status);
+    long second_in = indeg > 1 ? got_in[1] : -1, second_out = outdeg > 1 ? got_out[1] : -1;
+    long graph[8] = {indeg,     outdeg,     weighted,   got_in[0],
+                     second_in, got_out[0], second_out, status == MPI_DIST_GRAPH};
+    print_all(rank, size, "dist graph: degrees, weighted, in, out, topology", graph, 8);
+    long ring_in[2] = {-1, -1}, ring_out[2] = {10 * rank, 10 * rank + 1};
+    MPI_Neighbor_alltoall(ring_out, 1, MPI_LONG, ring_in, 1, MPI_LONG, ring);
+    print_all(rank, size, "dist graph alltoall", ring_in, 2);
+    MPI_Comm_dup(ring, &ring_copy);
+    MPI_Request ring_req;
+    ring_in[0] = ring_in[1] = -1;
+    MPI_Ineighbor_allgather(&one_of_mine, 1, MPI_LONG, ring_in, 1, MPI_LONG, ring_copy, &ring_req);
+    MPI_Wait(&ring_req, MPI_STATUS_IGNORE);
+    print_all(rank, size, "dist graph allgather on a duplicate", ring_in, 2);
+    MPI_Comm_free(&ring_copy);
+    MPI_Comm_free(&ring);
 
     /* A line of one rank fewer: the last rank gets MPI_COMM_NULL. */
     int line_dims[1] = {size > 1 ? size - 1 : 1}, line_periods[1] = {0};
