@@ -324,12 +324,16 @@ static void *progress_main(void *unused)
     int rescan = 2;
     pthread_mutex_lock(&engine.lock);
     for (;;) {
-        if (borrowing && (engine.stop || idle())) {
-            tdm_node_borrow(-1);
-            borrowing = 0;
-            follow_lent_cpu(NO_WORK, 0);
-        }
         while (!engine.stop && idle()) {
+            /* Back on the node's CPUs before it sleeps. Here, not in a check
+               of its own before this loop: work that completed between the
+               two checks put the thread to sleep pinned beside its rank (a
+               ThreadSanitizer run in CI found it still there 20 s later). */
+            if (borrowing) {
+                tdm_node_borrow(-1);
+                borrowing = 0;
+                follow_lent_cpu(NO_WORK, 0);
+            }
             /* Announce the sleep, then look at the count once more: a waker
                that counted work (or stopped driving) before this store sees
                it here; one that does after sees 'waiting' (both sides
@@ -342,8 +346,13 @@ static void *progress_main(void *unused)
             pause = 1;
             rescan = rescan > 1 ? rescan : 1;
         }
-        if (engine.stop)
+        if (engine.stop) {
+            if (borrowing) {
+                tdm_node_borrow(-1);
+                follow_lent_cpu(NO_WORK, 0);
+            }
             break;
+        }
         pthread_mutex_unlock(&engine.lock);
         if (!borrowing) {
             tdm_node_borrow(1);
