@@ -124,7 +124,26 @@ TMPI_EXPORT int TMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, in
 TMPI_EXPORT int TMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
                                           int sourceweights[], int maxoutdegree, int destinations[],
                                           int destweights[]);
-/* Neighbourhood collectives, on Cartesian and distributed graph communicators. */
+/* The general form: each rank names any edges (unweighted; the order of
+   a rank's neighbours is the runtime's, as MPI allows). */
+TMPI_EXPORT int TMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                                       const int degrees[], const int destinations[],
+                                       const int weights[], MPI_Info info, int reorder,
+                                       MPI_Comm *comm_dist_graph);
+/* Graph topologies (MPI-1: every rank gives the whole graph). */
+TMPI_EXPORT int TMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
+                                  const int edges[], int reorder, MPI_Comm *comm_graph);
+TMPI_EXPORT int TMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+TMPI_EXPORT int TMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+TMPI_EXPORT int TMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+TMPI_EXPORT int TMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+/* Where a topology would place this rank: its rank, as the runtime keeps
+   the order (MPI_UNDEFINED beyond the topology's ranks). */
+TMPI_EXPORT int TMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                              int *newrank);
+TMPI_EXPORT int TMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                               int *newrank);
+/* Neighbourhood collectives, on Cartesian, graph and distributed graph communicators. */
 TMPI_EXPORT int TMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                         MPI_Comm comm);

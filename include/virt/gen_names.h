@@ -195,8 +195,7 @@ int TMPI_unsupported_MPI_Buffer_detach_c(TMPI_ANY_ARGUMENTS) __attribute__((erro
 #define MPI_Cart_get TMPI_Cart_get
 #endif
 #ifndef MPI_Cart_map
-int TMPI_unsupported_MPI_Cart_map(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Cart_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Cart_map TMPI_unsupported_MPI_Cart_map
+#define MPI_Cart_map TMPI_Cart_map
 #endif
 #ifndef MPI_Cart_rank
 #define MPI_Cart_rank TMPI_Cart_rank
@@ -362,8 +361,7 @@ int TMPI_unsupported_MPI_DUP_FN(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_DU
 #define MPI_DUP_FN TMPI_unsupported_MPI_DUP_FN
 #endif
 #ifndef MPI_Dist_graph_create
-int TMPI_unsupported_MPI_Dist_graph_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Dist_graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Dist_graph_create TMPI_unsupported_MPI_Dist_graph_create
+#define MPI_Dist_graph_create TMPI_Dist_graph_create
 #endif
 #ifndef MPI_Dist_graph_create_adjacent
 #define MPI_Dist_graph_create_adjacent TMPI_Dist_graph_create_adjacent
@@ -815,28 +813,22 @@ int TMPI_unsupported_MPI_Get_elements_c(TMPI_ANY_ARGUMENTS) __attribute__((error
 #define MPI_Get_elements_c TMPI_unsupported_MPI_Get_elements_c
 #endif
 #ifndef MPI_Graph_create
-int TMPI_unsupported_MPI_Graph_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graph_create TMPI_unsupported_MPI_Graph_create
+#define MPI_Graph_create TMPI_Graph_create
 #endif
 #ifndef MPI_Graph_get
-int TMPI_unsupported_MPI_Graph_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graph_get TMPI_unsupported_MPI_Graph_get
+#define MPI_Graph_get TMPI_Graph_get
 #endif
 #ifndef MPI_Graph_map
-int TMPI_unsupported_MPI_Graph_map(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_map is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graph_map TMPI_unsupported_MPI_Graph_map
+#define MPI_Graph_map TMPI_Graph_map
 #endif
 #ifndef MPI_Graph_neighbors
-int TMPI_unsupported_MPI_Graph_neighbors(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_neighbors is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graph_neighbors TMPI_unsupported_MPI_Graph_neighbors
+#define MPI_Graph_neighbors TMPI_Graph_neighbors
 #endif
 #ifndef MPI_Graph_neighbors_count
-int TMPI_unsupported_MPI_Graph_neighbors_count(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graph_neighbors_count is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graph_neighbors_count TMPI_unsupported_MPI_Graph_neighbors_count
+#define MPI_Graph_neighbors_count TMPI_Graph_neighbors_count
 #endif
 #ifndef MPI_Graphdims_get
-int TMPI_unsupported_MPI_Graphdims_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Graphdims_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Graphdims_get TMPI_unsupported_MPI_Graphdims_get
+#define MPI_Graphdims_get TMPI_Graphdims_get
 #endif
 #ifndef MPI_Grequest_complete
 int TMPI_unsupported_MPI_Grequest_complete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Grequest_complete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

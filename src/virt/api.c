@@ -5,6 +5,7 @@
  * on a virtual rank (user-level thread); called from any other thread it
  * stops with a message.
  */
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -581,6 +582,17 @@ int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
         made->dist_graph = made->edges != NULL;
         made->indegree = comm->indegree;
         made->outdegree = comm->outdegree;
+        if (made->dist_graph && comm->graph) {
+            /* and the whole graph */
+            int length = comm->ndims + (comm->ndims ? comm->topo[comm->ndims - 1] : 0);
+            made->topo = malloc(sizeof *made->topo * (size_t)(length + 1));
+            if (!made->topo)
+                err = MPI_ERR_NO_MEM;
+            for (int k = 0; made->topo && k < length; k++)
+                made->topo[k] = comm->topo[k];
+            made->graph = made->topo != NULL;
+            made->ndims = comm->ndims;
+        }
     }
     return fail(self, comm->errors_return, err, "MPI_Comm_dup");
 }
@@ -766,7 +778,10 @@ int TMPI_Cart_sub(MPI_Comm handle, const int remain_dims[], MPI_Comm *newcomm)
 int TMPI_Topo_test(MPI_Comm handle, int *status)
 {
     GET_COMM("MPI_Topo_test", handle);
-    *status = comm->cart ? MPI_CART : comm->dist_graph ? MPI_DIST_GRAPH : MPI_UNDEFINED;
+    *status = comm->cart         ? MPI_CART
+              : comm->graph      ? MPI_GRAPH
+              : comm->dist_graph ? MPI_DIST_GRAPH
+                                 : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
@@ -3021,6 +3036,24 @@ static int neighbor(const char *call, int kind, const nb_args *a, MPI_Comm handl
 
 /* ------------------------------------------ distributed graph topologies */
 
+/* Make the distributed graph on 'parent' (this rank's in- and out-neighbours
+   given, malloc'ed, taken over): a new communicator of the same ranks. */
+static int make_dist_graph(tdm_virt_rank *self, int parent_slot, int rank, int *edges, int indegree,
+                           int outdegree, MPI_Comm *newcomm, const char *call)
+{
+    int err = split(self, parent_slot, 0, rank, newcomm, call);
+    if (err != MPI_SUCCESS) {
+        free(edges);
+        return err;
+    }
+    tdm_virt_comm *made = comm_of(self, *newcomm, NULL);
+    made->dist_graph = 1;
+    made->indegree = indegree;
+    made->outdegree = outdegree;
+    made->edges = edges;
+    return MPI_SUCCESS;
+}
+
 int TMPI_Dist_graph_create_adjacent(MPI_Comm handle, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree,
                                     const int destinations[], const int destweights[],
@@ -3046,23 +3079,14 @@ int TMPI_Dist_graph_create_adjacent(MPI_Comm handle, int indegree, const int sou
         return fail(self, errors_return, MPI_ERR_NO_MEM, "MPI_Dist_graph_create_adjacent");
     for (int k = 0; k < indegree + outdegree; k++)
         edges[k] = k < indegree ? sources[k] : destinations[k - indegree];
-    int err = split(self, slot_, 0, comm->rank, comm_dist_graph, "MPI_Dist_graph_create_adjacent");
-    if (err != MPI_SUCCESS) {
-        free(edges);
-        return err;
-    }
-    tdm_virt_comm *made = comm_of(self, *comm_dist_graph, NULL);
-    made->dist_graph = 1;
-    made->indegree = indegree;
-    made->outdegree = outdegree;
-    made->edges = edges;
-    return MPI_SUCCESS;
+    return make_dist_graph(self, slot_, comm->rank, edges, indegree, outdegree, comm_dist_graph,
+                           "MPI_Dist_graph_create_adjacent");
 }
 
 int TMPI_Dist_graph_neighbors_count(MPI_Comm handle, int *indegree, int *outdegree, int *weighted)
 {
     GET_COMM("MPI_Dist_graph_neighbors_count", handle);
-    if (!comm->dist_graph)
+    if (!comm->dist_graph || comm->graph)
         return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, "MPI_Dist_graph_neighbors_count");
     *indegree = comm->indegree;
     *outdegree = comm->outdegree;
@@ -3074,7 +3098,7 @@ int TMPI_Dist_graph_neighbors(MPI_Comm handle, int maxindegree, int sources[], i
                               int maxoutdegree, int destinations[], int destweights[])
 {
     GET_COMM("MPI_Dist_graph_neighbors", handle);
-    if (!comm->dist_graph)
+    if (!comm->dist_graph || comm->graph)
         return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, "MPI_Dist_graph_neighbors");
     (void)sourceweights; /* unweighted: MPI leaves them untouched */
     (void)destweights;
@@ -3082,6 +3106,231 @@ int TMPI_Dist_graph_neighbors(MPI_Comm handle, int maxindegree, int sources[], i
         sources[k] = comm->edges[k];
     for (int k = 0; k < comm->outdegree && k < maxoutdegree; k++)
         destinations[k] = comm->edges[comm->indegree + k];
+    return MPI_SUCCESS;
+}
+
+/* The general form. Each edge a rank names goes to both of its ends (one
+   alltoall of counts, one alltoallv of the edges), so that each rank learns
+   its sources and destinations: in the order of the ranks that named them,
+   then of their lists. */
+int TMPI_Dist_graph_create(MPI_Comm handle, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info,
+                           int reorder, MPI_Comm *comm_dist_graph)
+{
+    static const char call[] = "MPI_Dist_graph_create";
+    GET_COMM(call, handle);
+    (void)weights; /* hints: accepted, not used */
+    (void)info;
+    (void)reorder;
+    int size = comm->size, errors_return = comm->errors_return;
+    if (n < 0)
+        return fail(self, errors_return, MPI_ERR_ARG, "MPI_Dist_graph_create (n below 0)");
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+        if (degrees[i] < 0)
+            return fail(self, errors_return, MPI_ERR_ARG,
+                        "MPI_Dist_graph_create (a negative degree)");
+        if (sources[i] < 0 || sources[i] >= size)
+            return fail(self, errors_return, MPI_ERR_RANK,
+                        "MPI_Dist_graph_create (a source outside the communicator)");
+        for (int j = 0; j < degrees[i]; j++)
+            if (destinations[total + j] < 0 || destinations[total + j] >= size)
+                return fail(self, errors_return, MPI_ERR_RANK,
+                            "MPI_Dist_graph_create (a destination outside the communicator)");
+        total += degrees[i];
+        if (total > INT_MAX / 4)
+            return fail(self, errors_return, MPI_ERR_ARG, "MPI_Dist_graph_create (too many edges)");
+    }
+    /* To each rank: pairs (1, source) for an edge into it, (0, destination)
+       for an edge out of it, in the order given. */
+    int *counts = calloc(4 * (size_t)size + 1, sizeof *counts);
+    int *pairs = malloc(sizeof *pairs * (size_t)(4 * total + 1));
+    if (!counts || !pairs) {
+        free(counts);
+        free(pairs);
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    }
+    int *scounts = counts, *sdispls = counts + size, *rcounts = counts + 2 * size,
+        *rdispls = counts + 3 * size;
+    long e = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < degrees[i]; j++, e++) {
+            scounts[sources[i]] += 2;
+            scounts[destinations[e]] += 2;
+        }
+    for (int r = 1; r < size; r++)
+        sdispls[r] = sdispls[r - 1] + scounts[r - 1];
+    int *fill = rcounts; /* the next free place per rank, while filling */
+    for (int r = 0; r < size; r++)
+        fill[r] = sdispls[r];
+    e = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < degrees[i]; j++, e++) {
+            int s = sources[i], d = destinations[e];
+            pairs[fill[s]++] = 0;
+            pairs[fill[s]++] = d;
+            pairs[fill[d]++] = 1;
+            pairs[fill[d]++] = s;
+        }
+    int err = tdm_virt_alltoall(self, comm, scounts, 1, MPI_INT, rcounts, 1, MPI_INT, NULL);
+    long received = 0;
+    for (int r = 0; err == MPI_SUCCESS && r < size; r++) {
+        rdispls[r] = (int)received;
+        received += rcounts[r];
+    }
+    int *got = err == MPI_SUCCESS ? malloc(sizeof *got * (size_t)(received + 1)) : NULL;
+    if (err == MPI_SUCCESS && !got)
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS)
+        err = tdm_virt_alltoallv(self, comm, pairs, scounts, sdispls, MPI_INT, got, rcounts,
+                                 rdispls, MPI_INT, NULL);
+    free(counts);
+    free(pairs);
+    int *edges = err == MPI_SUCCESS ? malloc(sizeof *edges * (size_t)(received / 2 + 1)) : NULL;
+    if (err == MPI_SUCCESS && !edges)
+        err = MPI_ERR_NO_MEM;
+    if (err != MPI_SUCCESS) {
+        free(got);
+        return fail(self, errors_return, err, call);
+    }
+    int indegree = 0;
+    for (long k = 0; k < received; k += 2)
+        indegree += got[k];
+    int in = 0, out = indegree;
+    for (long k = 0; k < received; k += 2)
+        edges[got[k] ? in++ : out++] = got[k + 1];
+    int outdegree = out - indegree;
+    free(got);
+    return make_dist_graph(self, slot_, comm->rank, edges, indegree, outdegree, comm_dist_graph,
+                           call);
+}
+
+/* ------------------------------------------------------ graph topologies */
+
+int TMPI_Graph_create(MPI_Comm handle, int nnodes, const int index[], const int edges[],
+                      int reorder, MPI_Comm *comm_graph)
+{
+    static const char call[] = "MPI_Graph_create";
+    GET_COMM(call, handle);
+    (void)reorder; /* the ranks keep their order: MPI allows it */
+    int errors_return = comm->errors_return;
+    if (nnodes < 0 || nnodes > comm->size)
+        return fail(self, errors_return, MPI_ERR_ARG,
+                    "MPI_Graph_create (nnodes below 0 or above the communicator's size)");
+    for (int r = 0; r < nnodes; r++)
+        if (index[r] < (r ? index[r - 1] : 0))
+            return fail(self, errors_return, MPI_ERR_ARG,
+                        "MPI_Graph_create (index must not decrease)");
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    for (int k = 0; k < nedges; k++)
+        if (edges[k] < 0 || edges[k] >= nnodes)
+            return fail(self, errors_return, MPI_ERR_ARG,
+                        "MPI_Graph_create (an edge to a node outside 0..nnodes-1)");
+    int me = comm->rank, member = me < nnodes;
+    int first = member && me ? index[me - 1] : 0, degree = member ? index[me] - first : 0;
+    int *graph = malloc(sizeof *graph * (size_t)(nnodes + nedges + 1));
+    int *mine = malloc(sizeof *mine * (size_t)(2 * degree + 1));
+    if (!graph || !mine) {
+        free(graph);
+        free(mine);
+        return fail(self, errors_return, MPI_ERR_NO_MEM, call);
+    }
+    for (int k = 0; k < nnodes; k++)
+        graph[k] = index[k];
+    for (int k = 0; k < nedges; k++)
+        graph[nnodes + k] = edges[k];
+    for (int k = 0; k < degree; k++)
+        mine[k] = mine[degree + k] = edges[first + k];
+    int err = split(self, slot_, member ? 0 : MPI_UNDEFINED, me, comm_graph, call);
+    if (err != MPI_SUCCESS || *comm_graph == MPI_COMM_NULL) {
+        free(graph);
+        free(mine);
+        return err;
+    }
+    tdm_virt_comm *made = comm_of(self, *comm_graph, NULL);
+    made->dist_graph = made->graph = 1;
+    made->indegree = made->outdegree = degree;
+    made->edges = mine;
+    made->ndims = nnodes;
+    made->topo = graph;
+    return MPI_SUCCESS;
+}
+
+#define GET_GRAPH(call, handle)                                         \
+    GET_COMM(call, handle);                                             \
+    if (!comm->graph)                                                   \
+        return fail(self, comm->errors_return, MPI_ERR_TOPOLOGY, call); \
+    int nnodes_ = comm->ndims, *index_ = comm->topo, *edges_ = comm->topo + nnodes_
+
+int TMPI_Graphdims_get(MPI_Comm handle, int *nnodes, int *nedges)
+{
+    GET_GRAPH("MPI_Graphdims_get", handle);
+    (void)edges_;
+    *nnodes = nnodes_;
+    *nedges = nnodes_ ? index_[nnodes_ - 1] : 0;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Graph_get(MPI_Comm handle, int maxindex, int maxedges, int index[], int edges[])
+{
+    GET_GRAPH("MPI_Graph_get", handle);
+    int nedges = nnodes_ ? index_[nnodes_ - 1] : 0;
+    for (int k = 0; k < nnodes_ && k < maxindex; k++)
+        index[k] = index_[k];
+    for (int k = 0; k < nedges && k < maxedges; k++)
+        edges[k] = edges_[k];
+    return MPI_SUCCESS;
+}
+
+int TMPI_Graph_neighbors_count(MPI_Comm handle, int rank, int *nneighbors)
+{
+    GET_GRAPH("MPI_Graph_neighbors_count", handle);
+    (void)edges_;
+    if (rank < 0 || rank >= nnodes_)
+        return fail(self, comm->errors_return, MPI_ERR_RANK, "MPI_Graph_neighbors_count");
+    *nneighbors = index_[rank] - (rank ? index_[rank - 1] : 0);
+    return MPI_SUCCESS;
+}
+
+int TMPI_Graph_neighbors(MPI_Comm handle, int rank, int maxneighbors, int neighbors[])
+{
+    GET_GRAPH("MPI_Graph_neighbors", handle);
+    if (rank < 0 || rank >= nnodes_)
+        return fail(self, comm->errors_return, MPI_ERR_RANK, "MPI_Graph_neighbors");
+    int first = rank ? index_[rank - 1] : 0;
+    for (int k = 0; k < index_[rank] - first && k < maxneighbors; k++)
+        neighbors[k] = edges_[first + k];
+    return MPI_SUCCESS;
+}
+
+int TMPI_Graph_map(MPI_Comm handle, int nnodes, const int index[], const int edges[], int *newrank)
+{
+    GET_COMM("MPI_Graph_map", handle);
+    (void)index;
+    (void)edges;
+    if (nnodes < 1 || nnodes > comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_ARG,
+                    "MPI_Graph_map (nnodes below 1 or above the communicator's size)");
+    *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Cart_map(MPI_Comm handle, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    GET_COMM("MPI_Cart_map", handle);
+    (void)periods;
+    long cells = 1;
+    for (int d = 0; d < ndims && cells <= comm->size; d++) {
+        if (dims[d] <= 0)
+            return fail(self, comm->errors_return, MPI_ERR_DIMS,
+                        "MPI_Cart_map (a dimension of 0 or fewer ranks)");
+        cells *= dims[d];
+    }
+    if (ndims < 0 || cells > comm->size)
+        return fail(self, comm->errors_return, MPI_ERR_DIMS,
+                    "MPI_Cart_map (more ranks in the grid than in the communicator, or ndims "
+                    "below 0)");
+    *newrank = comm->rank < cells ? comm->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 

@@ -31,14 +31,14 @@ int tdm_virt_comm_init(int local_ranks, int world_offset, int world_size, int pr
         tables[i].slots = calloc(8, sizeof(tdm_virt_comm));
         if (!tables[i].slots)
             return -1;
-        tables[i].slots[TDM_VIRT_COMM_WORLD] = (tdm_virt_comm){
-            1, 0, world_size, world_offset + i, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, NULL};
+        tables[i].slots[TDM_VIRT_COMM_WORLD] =
+            (tdm_virt_comm){.used = 1, .context = 0, .size = world_size, .rank = world_offset + i};
         int *me = malloc(sizeof *me);
         if (!me)
             return -1;
         *me = world_offset + i;
         tables[i].slots[TDM_VIRT_COMM_SELF] =
-            (tdm_virt_comm){1, 2, 1, 0, me, 0, 0, 0, 0, NULL, 0, 0, 0, NULL};
+            (tdm_virt_comm){.used = 1, .context = 2, .size = 1, .rank = 0, .members = me};
     }
     return 0;
 }
@@ -77,12 +77,12 @@ int tdm_virt_comm_add(int local, int context, int size, int rank, int *members)
         if (!more)
             return -1;
         for (int s = t->count; s < t->count * 2; s++)
-            more[s] = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, NULL};
+            more[s] = (tdm_virt_comm){0};
         t->slots = more;
         t->count *= 2;
     }
-    t->slots[slot] =
-        (tdm_virt_comm){1, context, size, rank, members, 0, 0, 0, 0, NULL, 0, 0, 0, NULL};
+    t->slots[slot] = (tdm_virt_comm){
+        .used = 1, .context = context, .size = size, .rank = rank, .members = members};
     return slot;
 }
 
@@ -96,7 +96,7 @@ void tdm_virt_comm_remove(int local, int slot)
     free(c->members);
     free(c->topo);
     free(c->edges);
-    *c = (tdm_virt_comm){0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, 0, 0, 0, NULL};
+    *c = (tdm_virt_comm){0};
 }
 
 void tdm_virt_comm_new_contexts(int count, int *first, int *stride)

@@ -19,9 +19,12 @@ typedef struct {
     int cart;            /* it has a Cartesian topology (MPI_Cart_create, _sub) */
     int ndims;           /* its dimensions */
     int *topo;           /* ndims sizes, then ndims periodic flags (malloc'ed) */
-    int dist_graph;      /* it has a distributed graph topology (adjacent form) */
+    int dist_graph;      /* it has a distributed graph topology, or a graph one */
     int indegree, outdegree;
     int *edges; /* indegree sources, then outdegree destinations (malloc'ed) */
+    int graph;  /* a graph topology (MPI_Graph_create): also a distributed graph
+                   whose in- and out-neighbours are the rank's neighbours;
+                   ndims holds its nodes, topo their index, then the edges */
 } tdm_virt_comm;
 
 /* Table slots of the world and of MPI_COMM_SELF in every rank's table. */

@@ -7,9 +7,9 @@
  * grid (MPI_Cart_sub) and its sum, a duplicate that keeps the topology,
  * the neighbourhood collectives (every form, blocking and nonblocking), a
  * distributed graph (its neighbours, two neighbourhood collectives, a
- * duplicate), and a 1D grid of one rank fewer that leaves the last rank
- * out. Rank 0 prints
- * every result.
+ * duplicate), a graph topology (MPI_Graph_create and its queries), a
+ * distributed graph of the general form, and a 1D grid of one rank fewer
+ * that leaves the last rank out. Rank 0 prints every result.
  */
 #include "virt_testlib.h"
 
@@ -172,6 +172,100 @@ int main(int argc, char **argv)
     print_all(rank, size, "dist graph allgather on a duplicate", ring_in, 2);
     MPI_Comm_free(&ring_copy);
     MPI_Comm_free(&ring);
+
+    /* A graph topology (MPI-1): a ring of nodes, each linked to the next
+       and the previous, over all ranks but the last from 3 ranks on (the
+       last gets MPI_COMM_NULL); its dimensions, the neighbours of this rank
+       and of node 0, the whole index, two neighbourhood collectives (one on
+       a duplicate) and where MPI_Graph_map and MPI_Cart_map place this rank. */
+    int nodes = size > 2 ? size - 1 : size, links = nodes > 2 ? 2 : 1, index[16], edges[32];
+    for (int r = 0; r < nodes && r < 16; r++) {
+        /* one link each below 3 nodes: MPI leaves the order of the messages
+           of two edges between the same ranks open (MPICH and Open MPI
+           differ) */
+        index[r] = links * (r + 1);
+        edges[links * r] = (r + 1) % nodes;
+        if (links == 2)
+            edges[2 * r + 1] = (r + nodes - 1) % nodes;
+    }
+    MPI_Comm ring2, ring2_copy;
+    MPI_Graph_create(MPI_COMM_WORLD, nodes, index, edges, 0, &ring2);
+    int mapped[2];
+    MPI_Graph_map(MPI_COMM_WORLD, nodes, index, edges, &mapped[0]);
+    MPI_Cart_map(MPI_COMM_WORLD, 1, &nodes, periods, &mapped[1]);
+    /* the maps of members only: Open MPI 4.1.4 maps the others to their
+       own rank, not MPI_UNDEFINED */
+    long graph_facts[10] = {ring2 != MPI_COMM_NULL, rank < nodes ? mapped[0] : -1,
+                            rank < nodes ? mapped[1] : -1};
+    long graph_got[2] = {-1, -1};
+    if (ring2 != MPI_COMM_NULL) {
+        int nn, ne, count, zero_count, own[2] = {-1, -1}, zero[2] = {-1, -1}, got_index[16];
+        MPI_Topo_test(ring2, &status);
+        MPI_Graphdims_get(ring2, &nn, &ne);
+        MPI_Graph_neighbors_count(ring2, rank, &count);
+        MPI_Graph_neighbors(ring2, rank, links, own);
+        MPI_Graph_neighbors_count(ring2, 0, &zero_count);
+        MPI_Graph_neighbors(ring2, 0, links, zero);
+        MPI_Graph_get(ring2, 16, 32, got_index, edges);
+        long got_facts[7] = {status == MPI_GRAPH,
+                             nn,
+                             ne,
+                             count,
+                             own[0],
+                             own[1],
+                             got_index[nn - 1] + zero_count + zero[0] + zero[1]};
+        for (int k = 0; k < 7; k++)
+            graph_facts[3 + k] = got_facts[k];
+        long ten = 10L * rank + 1;
+        MPI_Neighbor_allgather(&ten, 1, MPI_LONG, graph_got, 1, MPI_LONG, ring2);
+        MPI_Comm_dup(ring2, &ring2_copy);
+        MPI_Topo_test(ring2_copy, &status);
+        graph_facts[3] += status == MPI_GRAPH;
+        long sent[2] = {100L * rank, 100L * rank + 1}, answer[2] = {-1, -1};
+        MPI_Request req;
+        MPI_Ineighbor_alltoall(sent, 1, MPI_LONG, answer, 1, MPI_LONG, ring2_copy, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        graph_got[0] += answer[0];
+        graph_got[1] += answer[1];
+        MPI_Comm_free(&ring2_copy);
+        MPI_Comm_free(&ring2);
+    }
+    print_all(rank, size, "graph: member, maps, topology, dims, neighbours, index sum", graph_facts,
+              10);
+    print_all(rank, size, "graph allgather + alltoall", graph_got, 2);
+
+    /* A distributed graph of the general form: each rank names the edges of
+       the next rank, to this rank and to the one after the next. The order
+       of a rank's neighbours is the library's: printed sorted, and a
+       neighbourhood allgather checked against it. */
+    int named = (rank + 1) % size, degrees[1] = {2}, targets[2] = {rank, (rank + 2) % size};
+    MPI_Comm general;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &named, degrees, targets, MPI_UNWEIGHTED,
+                          MPI_INFO_NULL, 0, &general);
+#pragma GCC diagnostic pop
+    int gin, gout, gweighted, from[4] = {-1, -1, -1, -1}, to[4] = {-1, -1, -1, -1};
+    MPI_Dist_graph_neighbors_count(general, &gin, &gout, &gweighted);
+    MPI_Dist_graph_neighbors(general, gin, from, MPI_UNWEIGHTED, gout, to, MPI_UNWEIGHTED);
+    long heard[4] = {-1, -1, -1, -1}, said = 7L * rank + 3;
+    MPI_Neighbor_allgather(&said, 1, MPI_LONG, heard, 1, MPI_LONG, general);
+    long consistent = gin <= 4 && gout <= 4;
+    for (int k = 0; k < gin && k < 4; k++)
+        consistent &= heard[k] == 7L * from[k] + 3;
+    long sorted[9] = {gin, gout, consistent, from[0], from[1], to[0], to[1]};
+    for (int k = 3; k < 7; k += 2) /* two of each: sort each pair */
+        if (sorted[k] > sorted[k + 1]) {
+            long t = sorted[k];
+            sorted[k] = sorted[k + 1];
+            sorted[k + 1] = t;
+        }
+    MPI_Topo_test(general, &status);
+    sorted[7] = status == MPI_DIST_GRAPH;
+    sorted[8] = gweighted;
+    print_all(rank, size, "general dist graph: degrees, consistent, in, out, topology, weighted",
+              sorted, 9);
+    MPI_Comm_free(&general);
 
     /* A line of one rank fewer: the last rank gets MPI_COMM_NULL. */
     int line_dims[1] = {size > 1 ? size - 1 : 1}, line_periods[1] = {0};
