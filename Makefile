@@ -130,13 +130,17 @@ asan-%: build
 # hooks instrumented). The multi-threaded stress test is left out: Open MPI
 # itself (not instrumented) draws race reports there without Tandem.
 TSAN_ENV = --env TANDEM_PROGRESS=proxy --env TANDEM_EAGER_LIMIT=0 --env TANDEM_COLL=tandem
+# Virtual ranks: user-level threads switched by hand, announced to
+# ThreadSanitizer as fibers (src/virt/context.h).
+TSAN_VIRT = p2p icoll
 TSAN_PROGRAMS = p2p_nonblocking p2p_errors p2p_persistent io monitor_api coll_nonblocking coll_free_objects \
 	coll_any_call coll_first_use coll_order rma_matrix
 tsan: build
 	cmake -S . -B build/tsan -DTANDEM_FORTRAN=OFF -DTANDEM_SANITIZE=thread \
 		-DTANDEM_PYTHON=$(CURDIR)/$(VPY) $(CMAKE_FLAGS_openmpi) >/dev/null
 	cmake --build build/tsan -j $(JOBS) --target test_progress tandem tandem-probe \
-		$(addprefix test_,$(TSAN_PROGRAMS)) >/dev/null
+		$(addprefix test_,$(TSAN_PROGRAMS)) $(foreach t,$(TSAN_VIRT),test_virt_$(t) test_virt_$(t)_virt) \
+		>/dev/null
 	@echo "== ThreadSanitizer: progress engine"
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" build/tsan/tests/test_progress
 	@for t in $(TSAN_PROGRAMS); do \
@@ -145,6 +149,16 @@ tsan: build
 			-- $(CURDIR)/build/tsan/tests/test_$$t >build/tsan/$$t.log 2>&1 \
 			|| { grep -A30 "WARNING: ThreadSanitizer" build/tsan/$$t.log | head -80; \
 			tail -40 build/tsan/$$t.log; exit 1; }; \
+	done
+	@for t in $(TSAN_VIRT); do \
+		echo "== ThreadSanitizer: virtual ranks, $$t, 2 cores of 2 ranks, 2 processes of 2 with the progress thread"; \
+		for where in "--cores 2" "--hosts 2 --env TANDEM_VIRT_PROGRESS=thread"; do \
+			$(VPY) tests/virt_compare.py --build $(CURDIR)/build/tsan --ranks 4 $$where \
+				$(CURDIR)/build/tsan/tests/test_virt_$$t $(CURDIR)/build/tsan/tests/test_virt_$${t}_virt \
+				>build/tsan/virt_$$t.log 2>&1 && tail -1 build/tsan/virt_$$t.log \
+				|| { grep -A30 "WARNING: ThreadSanitizer" build/tsan/virt_$$t.log | head -80; \
+				tail -40 build/tsan/virt_$$t.log; exit 1; }; \
+		done; \
 	done
 	@echo "== ThreadSanitizer: p2p_nonblocking over TCP, 2 ranks, TANDEM_POLL=event"
 	@$(VPY) tests/compare.py --build $(CURDIR)/build/tsan -n 2 $(TSAN_ENV) --env TANDEM_POLL=event \

@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
+from compare import sanitizer_settings
 from tandem.builds import load_build
 from tandem.launch import launch_command, launcher_environment
 
@@ -77,10 +78,7 @@ def main() -> int:
     per_core = args.ranks // per_process
     env = {"TANDEM_VIRT_CORES": str(args.cores), "TANDEM_VIRT_RANKS": str(per_core)}
     env.update(pair.split("=", 1) for pair in args.env)
-    if build.sanitize:
-        # The MPI library is not instrumented and keeps memory until exit.
-        env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
-        env["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    env.update(sanitizer_settings(build))
     if args.fails:
         return expect_failure(build, args.programs, env, args.fails, args.hosts)
     if len(args.programs) < 2:
@@ -113,7 +111,8 @@ def main() -> int:
         return 1
     print(virtual.stdout, end="")
     print(
-        f"passed: {args.ranks} processes and {args.cores} x {args.ranks // args.cores} virtual ranks"
+        f"passed: {args.ranks} processes and {args.hosts} x {args.cores} x {per_core} virtual ranks"
+        " (processes x cores x ranks per core)"
     )
     return 0
 

@@ -24,6 +24,21 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define TDM_VIRT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TDM_VIRT_TSAN 1
+#endif
+#endif
+#ifndef TDM_VIRT_TSAN
+#define TDM_VIRT_TSAN 0
+#endif
+
+#if TDM_VIRT_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
 /* Save the current context's registers on its stack and its stack pointer in
    *save_sp, then resume the context whose stack pointer is to_sp. Returns, in
    the resumed context, the 'arg' of the switch that resumed it. Any thread;
@@ -39,20 +54,47 @@ void tdm_virt_trampoline(void);
    entry must never return: it switches away for good instead. */
 void *tdm_virt_context_make(void *top, void (*entry)(void *));
 
-/* A stack known to AddressSanitizer: where a context's stack lies, so that
-   switches can be announced (__sanitizer_start_switch_fiber). */
+/* A stack known to the sanitizers: where a context's stack lies, so that
+   switches can be announced to AddressSanitizer
+   (__sanitizer_start_switch_fiber), and ThreadSanitizer's fiber of it. */
 typedef struct {
     void *sp;           /* the saved stack pointer while the context is not running */
     const void *bottom; /* lowest usable address of its stack */
     size_t size;        /* usable bytes of its stack */
+    void *fiber;        /* ThreadSanitizer's fiber (NULL without it) */
 } tdm_virt_context;
 
-/* Switch from 'from' to 'to', telling AddressSanitizer where the new stack
-   lies (nothing more without it). 'leaving' is 1 when 'from' will never run
-   again (its fake stack can go). Returns the arg of the switch back. */
+/* ThreadSanitizer's fiber for a new context, or the calling thread's for
+   the context a kernel thread starts in; freed with the context's stack.
+   Nothing without ThreadSanitizer. */
+static inline void tdm_virt_context_fiber(tdm_virt_context *c, int new_one)
+{
+#if TDM_VIRT_TSAN
+    c->fiber = new_one ? __tsan_create_fiber(0) : __tsan_get_current_fiber();
+#else
+    (void)new_one;
+    c->fiber = NULL;
+#endif
+}
+
+static inline void tdm_virt_context_fiber_free(tdm_virt_context *c)
+{
+#if TDM_VIRT_TSAN
+    if (c->fiber)
+        __tsan_destroy_fiber(c->fiber);
+#endif
+    c->fiber = NULL;
+}
+
+/* Switch from 'from' to 'to', telling the sanitizers where the new stack
+   lies (nothing more without them). 'leaving' is 1 when 'from' will never
+   run again (its fake stack can go). Returns the arg of the switch back. */
 static inline void *tdm_virt_context_switch(tdm_virt_context *from, tdm_virt_context *to, void *arg,
                                             int leaving)
 {
+#if TDM_VIRT_TSAN
+    __tsan_switch_to_fiber(to->fiber, 0);
+#endif
 #if TDM_VIRT_ASAN
     void *fake_stack = NULL;
     __sanitizer_start_switch_fiber(leaving ? NULL : &fake_stack, to->bottom, to->size);

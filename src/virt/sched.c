@@ -44,6 +44,12 @@ struct tdm_virt_core {
    the sleeper's return to its CPU. */
 #define IDLE_SPIN_NS 50000
 
+#if TDM_VIRT_TSAN
+/* ThreadSanitizer does not model fences (GCC says so with -Wtsan); the
+   sequentially consistent accesses beside each fence here are what it sees. */
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
 static tdm_virt_rank *ranks;
@@ -351,6 +357,7 @@ static void *run_core(void *arg)
     if (config.cores > 1)
         pin(core);
     tdm_virt_stack_watch();
+    tdm_virt_context_fiber(&core->scheduler, 0);
 #if TDM_VIRT_ASAN
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -413,6 +420,7 @@ int tdm_virt_sched_init(const tdm_virt_sched_config *c)
         r->context.bottom = r->stack.bottom;
         r->context.size = r->stack.size;
         r->context.sp = tdm_virt_context_make((char *)r->stack.bottom + r->stack.size, rank_entry);
+        tdm_virt_context_fiber(&r->context, 1);
     }
     finished = 0;
     /* Every rank starts ready, in order, on its core. */
@@ -442,8 +450,10 @@ int tdm_virt_sched_run(void)
 
 void tdm_virt_sched_finish(void)
 {
-    for (int i = 0; i < rank_count; i++)
+    for (int i = 0; i < rank_count; i++) {
+        tdm_virt_context_fiber_free(&ranks[i].context);
         tdm_virt_stack_free(&ranks[i].stack);
+    }
     free(ranks);
     free(cores);
     ranks = NULL;
