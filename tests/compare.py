@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from tandem.bench import transport_settings
 from tandem.builds import load_build
-from tandem.launch import launch_command, launcher_environment
+from tandem.launch import launch_command, launcher_environment, own_session_directory
 
 TIMEOUT = 180
 
@@ -170,6 +170,7 @@ def main() -> int:
     parser.add_argument("--ghosts", type=int, default=0, metavar="G")
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
+    own_session_directory()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     build = load_build(args.build)
     if build is None:

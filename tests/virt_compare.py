@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 from compare import sanitizer_settings
 from tandem.builds import load_build
-from tandem.launch import launch_command, launcher_environment
+from tandem.launch import launch_command, launcher_environment, own_session_directory
 
 TIMEOUT = 120
 
@@ -71,6 +71,7 @@ def main() -> int:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("programs", nargs="+", help="REFERENCE VIRTUAL [ARGS], or VIRTUAL [ARGS]")
     args = parser.parse_args()
+    own_session_directory()
     per_process = args.cores * args.hosts
     if args.ranks % per_process:
         parser.error("--ranks must be a multiple of --hosts times --cores")

@@ -94,6 +94,25 @@ def launcher_variables(build: Build) -> dict[str, str]:
     return added
 
 
+def own_session_directory() -> None:
+    """Give Open MPI's launches from this process (and its children) a
+    directory of their own for their session files (orte_tmpdir_base),
+    removed when this process ends, unless one is set already. Open MPI 4.1.4
+    launches beside each other share /tmp/ompi.HOST.UID, which one of them
+    may remove while another makes it: that one fails in orte_init with "A
+    call to mkdir was unable to create the desired directory ... File
+    exists" (a fresh-clone CI run lost 2 of 431 tests so). For programs that
+    launch many jobs beside others: the test runners."""
+    if "OMPI_MCA_orte_tmpdir_base" in os.environ:
+        return
+    import atexit
+    import tempfile
+
+    directory = tempfile.mkdtemp(prefix="tandem-ompi-")
+    atexit.register(shutil.rmtree, directory, True)
+    os.environ["OMPI_MCA_orte_tmpdir_base"] = directory  # noqa: SIM112 (Open MPI spells it so)
+
+
 def launcher_environment(build: Build) -> dict[str, str]:
     """The launcher's own environment: this one and launcher_variables."""
     return {**os.environ, **launcher_variables(build)}

@@ -13,7 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 from tandem.builds import Build, default_build_root, load_builds  # noqa: E402
-from tandem.launch import launch_command, launcher_environment  # noqa: E402
+from tandem.launch import launch_command, launcher_environment, own_session_directory  # noqa: E402
+
+# Each test process (each pytest worker) launches Open MPI with session
+# files of its own: launches of two workers beside each other met in /tmp.
+own_session_directory()
 
 BUILDS = [b for b in load_builds(default_build_root()) if not b.sanitize]
 FAMILIES = {"Open MPI": "openmpi", "MPICH": "mpich"}
