@@ -400,6 +400,7 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         placed: bool = False,
         cores_each: int = 1,
         bound: bool = True,
+        pml: str = "ob1",
     ) -> tuple[list[str], dict[str, str]]:
         """The launcher's arguments and the ranks' variables that place
         'nprocs' ranks block-wise on the hosts, through the agent, with TCP
@@ -408,12 +409,26 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         ranks has a kernel thread on each). 'placed': the caller's launcher
         arguments place the ranks (a rankfile, Hydra's machinefile or
         configfile naming these hosts): no host list or binding of the hosts'
-        own; 'bound' False: Open MPI binds no rank, as Hydra by default)."""
+        own; 'bound' False: Open MPI binds no rank, as Hydra by default).
+        'pml': Open MPI's messaging layer, ob1 (its TCP BTL between hosts)
+        or ucx (UCX over TCP, and UCX's one-sided component: Open MPI 4.1
+        makes no window across hosts over its TCP BTL)."""
         counts = placement(nprocs, self.count)
         host_list = ",".join(f"{h.name}:{n}" for h, n in zip(self.hosts, counts) if n)
+        if pml not in ("ob1", "ucx"):
+            raise TandemError(f"OMPI_MCA_pml={pml} on the simulated hosts: give ob1 or ucx")
         if build.family == "Open MPI":
             binding = self.core_binding(nprocs, cores_each) if bound else ["--bind-to", "none"]
             where = [] if placed else ["--host", host_list, *binding]
+            if pml == "ucx":
+                # UCX's TCP transport is not among the ones Open MPI takes by
+                # default (pml_ucx_tls); UCX_NET_DEVICES keeps it on the link.
+                messaging = ["--mca", "pml", "ucx", "--mca", "osc", "ucx"]
+                messaging += ["--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any"]
+                ucx = {"UCX_TLS": "self,sm,tcp", "UCX_NET_DEVICES": DEVICE}
+            else:
+                messaging = ["--mca", "pml", "ob1", "--mca", "btl", "self,vader,tcp"]
+                ucx = {}
             return [
                 *where,
                 # rsh through the agent, even where the environment names
@@ -424,19 +439,14 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
                 "--mca",
                 "plm_rsh_agent",
                 str(self.agent),
-                "--mca",
-                "pml",
-                "ob1",
-                "--mca",
-                "btl",
-                "self,vader,tcp",
+                *messaging,
                 "--mca",
                 "btl_tcp_if_include",
                 DEVICE,
                 "--mca",
                 "oob_tcp_if_include",
                 DEVICE,
-            ], {}
+            ], ucx
         launcher = ["-launcher", "ssh", "-launcher-exec", str(self.agent)]
         where = [] if placed else ["-hosts", host_list]
         return launcher + where + ["-iface", DEVICE], {
@@ -500,8 +510,17 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
         launcher arguments (after the hosts' own), run on host 1; 'placed' as
         in launcher_settings ('nprocs' None: Hydra's configfile says it); each
         process bound to 'cores_each' cores where Open MPI binds them, unless
-        not 'bound'."""
-        args, rank_env = self.launcher_settings(build, nprocs or 1, placed, cores_each, bound)
+        not 'bound'. Open MPI's OMPI_MCA_pml in 'env' (ob1 by default, or
+        ucx) picks its messaging between the hosts (launcher_settings)."""
+        pml = (env or {}).get("OMPI_MCA_pml", "ob1")
+        args, rank_env = self.launcher_settings(
+            build,
+            nprocs or 1,
+            placed,
+            cores_each,
+            bound,
+            pml if build.family == "Open MPI" else "ob1",
+        )
         command = launch_command(
             build,
             nprocs,

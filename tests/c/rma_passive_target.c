@@ -10,7 +10,12 @@
    or proxy), or the progress processes serve it (TANDEM_GHOSTS, the
    MPI_Win_allocate window only). For each window flavour that exposes
    memory at creation (MPI_Win_allocate, MPI_Win_create), or the one named
-   on the command line. */
+   on the command line:
+
+     rma_passive_target [allocate|create [SECONDS]]
+
+   SECONDS: how long the target waits for the flag (default TIMEOUT), less
+   where a run without Tandem is expected to fail. */
 #define _POSIX_C_SOURCE 200809L
 #include "testlib.h"
 
@@ -31,6 +36,7 @@
    4 ranks whose Win_allocate sizes are 0 and N + 1 longs (not a multiple of
    64 bytes), gave rank 2 a get from rank 3 that read zeros. */
 enum { FLAG = N, WINDOW = N + 8, TIMEOUT = 60 };
+static double timeout_s = TIMEOUT;
 
 static double now(void)
 {
@@ -62,7 +68,7 @@ static void pair(const char *flavour, int rank, int size)
     check_mpi(MPI_Barrier(MPI_COMM_WORLD));
 
     if (active && rank % 2) { /* the target: no MPI call until the flag lands */
-        double deadline = now() + TIMEOUT;
+        double deadline = now() + timeout_s;
         long seen = 0;
         while (!(seen = __atomic_load_n(&mem[FLAG], __ATOMIC_ACQUIRE)) && now() < deadline)
             ;
@@ -104,6 +110,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 2)
+        timeout_s = atof(argv[2]);
     if (size < 2) {
         tlog("skipped: needs an origin and a target");
     } else {

@@ -256,27 +256,34 @@ def test_tandems_collectives_take_the_slots_within_a_host_and_tcp_across(
         assert all(n < 1 << 20 for n in sent.values()), sent
 
 
+def without_ucx_noise(output: str) -> str:
+    """The output but UCX's lines: UCX 1.13 over TCP says "error during
+    flush: Endpoint timeout" as the processes of Open MPI on UCX disconnect
+    in MPI_Finalize, in about half the runs, with or without Tandem
+    (docs/HOSTS.md)."""
+    return "".join(line for line in output.splitlines(True) if " UCX  " not in line)
+
+
 @pytest.mark.parametrize("name", ["f_first_use", "f_usempi"])
 def test_a_fortran_program_runs_as_on_one_host(build, simulated_hosts, tmp_path, name):
     """Fortran test programs on 2 hosts, with Tandem's proxy and its
     collectives, print what they print on one host without Tandem:
     f_first_use (use mpi: communicator constructors and a first nonblocking
     collective on each) and f_usempi (point-to-point on a ring, collectives,
-    one-sided, MPI-IO)."""
-    if name == "f_usempi" and build.family == "Open MPI":
-        pytest.skip(
-            "expected to fail: Open MPI 4.1 with only its TCP BTL between nodes has no one-sided "
-            "component for MPI_Win_create (MPI_ERR_WIN without Tandem too; tests/CMakeLists.txt)"
-        )
+    one-sided, MPI-IO). Open MPI runs f_usempi on UCX (OMPI_MCA_pml=ucx):
+    over its TCP BTL alone Open MPI 4.1 makes no window across hosts."""
     program = [program_path(build, f"test_{name}")]
     (tmp_path / "one").mkdir()
     (tmp_path / "two").mkdir()
     reference = launch(build, 4, program, with_tandem=False, cwd=tmp_path / "one")
     env = {"TANDEM_PROGRESS": "proxy", "TANDEM_COLL": "tandem"}
+    ucx = name == "f_usempi" and build.family == "Open MPI"
+    if ucx:
+        env["OMPI_MCA_pml"] = "ucx"
     result = launch_on_hosts(simulated_hosts, build, 4, program, env, cwd=tmp_path / "two")
     assert reference.returncode == 0, reference.stderr
     assert result.returncode == 0, result.stderr
-    assert result.stdout == reference.stdout
+    assert (without_ucx_noise(result.stdout) if ucx else result.stdout) == reference.stdout
 
 
 @pytest.mark.parametrize("family", ["openmpi", "mpich"])
@@ -463,6 +470,28 @@ def test_heavy_pairs_come_together_with_progress_processes_on_each_host(family):
     lines = re.findall(r"rank (\d): heavy partner on my host: (\w+)", result.stdout)
     assert sorted(lines) == [(str(r), "yes") for r in range(4)], result.stdout
     assert result.stdout.endswith("== ok\n")
+
+
+def test_open_mpi_serves_a_computing_target_across_hosts_with_tandem(simulated_hosts):
+    """Open MPI on UCX (OMPI_MCA_pml=ucx, its one-sided component osc/ucx),
+    2 hosts x 2 ranks: a target that computes without MPI calls gets the
+    origin's put, accumulate and fetch-and-op across the hosts with Tandem's
+    progress thread (drive, and with no setting), and not without
+    Tandem (osc/ucx over TCP moves them only inside the target's calls)."""
+    build = build_for("openmpi")
+    passive = [program_path(build, "test_rma_passive_target"), "allocate"]
+    ucx = {"OMPI_MCA_pml": "ucx"}
+    waiting_5s = [*passive, "5"]  # the target's wait, 60 s by default
+    native = launch_on_hosts(simulated_hosts, build, 4, waiting_5s, ucx, with_tandem=False)
+    assert native.returncode != 0 and "the origin's put landed" in native.stdout
+    assert "FAILED" in native.stdout, native.stdout
+    for progress in ("drive", None):
+        env = {**ucx, "TANDEM_PROGRESS": progress} if progress else ucx
+        result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
+        assert result.returncode == 0, (progress, result.stdout + result.stderr)
+        output = without_ucx_noise(result.stdout)
+        assert "FAILED" not in output and "the origin's put landed" in output
+        assert output.endswith("== ok\n"), output
 
 
 def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts):
