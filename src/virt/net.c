@@ -212,8 +212,12 @@ int tdm_virt_net_start_progress(void)
 {
     if (net_comm == MPI_COMM_NULL || progress_running)
         return 0;
-    if (pthread_create(&progress_thread, NULL, progress_main, NULL) != 0)
+    int one_thread = tdm_virt_one_thread;
+    tdm_virt_one_thread = 0; /* the queues' locks are needed from now on */
+    if (pthread_create(&progress_thread, NULL, progress_main, NULL) != 0) {
+        tdm_virt_one_thread = one_thread;
         return -1;
+    }
     progress_running = 1;
     return 0;
 }

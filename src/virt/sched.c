@@ -50,6 +50,8 @@ struct tdm_virt_core {
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
+int tdm_virt_one_thread;
+
 static tdm_virt_sched_config config;
 static tdm_virt_core *cores;
 static tdm_virt_rank *ranks;
@@ -136,7 +138,10 @@ void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int 
     self->blocked_call = call;
     self->blocked_peer = peer;
     self->blocked_tag = tag;
-    __atomic_store_n(&self->want_wake, 1, __ATOMIC_SEQ_CST);
+    if (tdm_virt_one_thread) /* only this thread reads it */
+        self->want_wake = 1;
+    else
+        __atomic_store_n(&self->want_wake, 1, __ATOMIC_SEQ_CST);
 }
 
 void tdm_virt_wait_cancel(tdm_virt_rank *self)
@@ -165,6 +170,13 @@ void tdm_virt_wake(tdm_virt_rank *rank)
        consistent load included, and then both sides missed each other: the
        rank slept on a condition already true (a c2v4 test hung in 1 of some
        20 runs). A rank of this core is not running now, so needs none. */
+    if (tdm_virt_one_thread) {
+        if (rank->want_wake) {
+            rank->want_wake = 0;
+            push_ready(rank);
+        }
+        return;
+    }
     if (rank->core != this_core)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&rank->want_wake, __ATOMIC_SEQ_CST))
@@ -395,6 +407,7 @@ int tdm_virt_sched_init(const tdm_virt_sched_config *c)
 {
     config = *c;
     rank_count = c->cores * c->ranks_per_core;
+    tdm_virt_one_thread = c->cores == 1;
     cores = calloc((size_t)c->cores, sizeof *cores);
     ranks = calloc((size_t)rank_count, sizeof *ranks);
     if (!cores || !ranks)

@@ -131,8 +131,16 @@ static inline void tdm_virt_cpu_relax(void)
 #endif
 }
 
+/* 1 while every rank of the process runs on one kernel thread and no other
+   thread calls into the runtime (one core, no progress thread): the spin
+   locks are then not needed (set by tdm_virt_sched_init, cleared before a
+   progress thread starts). */
+extern int tdm_virt_one_thread;
+
 static inline void tdm_virt_spin_lock(int *l)
 {
+    if (tdm_virt_one_thread)
+        return;
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
             tdm_virt_cpu_relax();
@@ -140,6 +148,8 @@ static inline void tdm_virt_spin_lock(int *l)
 
 static inline void tdm_virt_spin_unlock(int *l)
 {
+    if (tdm_virt_one_thread)
+        return;
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
