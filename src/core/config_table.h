@@ -226,6 +226,14 @@ TDM_CONFIG(VIRT_PROGRESS, "TANDEM_VIRT_PROGRESS", ENUM, "auto", 0, 0, "off|threa
            "hosts sharing a machine (`tandem run --hosts` sets it there: on 2 hosts on 2 CPUs "
            "the stencil at V = 2 took 6.5 ms with the thread against 4.8); thread on a host "
            "with a spare CPU: 4.5 against 5.6 ms at V = 2 (docs/VIRTUAL.md).")
+TDM_CONFIG(VIRT_WTIME, "TANDEM_VIRT_WTIME", ENUM, "wall", 0, 0, "wall|rank",
+           "What MPI_Wtime tells a virtual rank: wall, the clock on the wall, as a process "
+           "would see it; rank, the rank's own time (TinyMPI's rank-POV time), a clock that "
+           "stops while other ranks of its core run, so that it counts the rank's own "
+           "computation and its core's idle waits as if the rank had the core alone.",
+           "rank: time a rank's own work while V ranks share a core (a 0.1 s computation "
+           "reads 0.1 s, where wall reads V times that; tests/c/virt_wtime.c); it costs two "
+           "clock reads per switch.")
 TDM_CONFIG(VIRT_EAGER, "TANDEM_VIRT_EAGER", SIZE, "1m", 0, 1LL << 30, NULL,
            "With virtual ranks in several processes: the real MPI's eager limit for their "
            "messages over TCP (Open MPI's btl_tcp_eager_limit and btl_tcp_max_send_size, "

@@ -180,6 +180,7 @@ static tdm_virt_request *null_peer_request(tdm_virt_rank *self, int kind)
 
 static int (*program_main)(int, char **);
 static int program_argc;
+static int rank_time; /* TANDEM_VIRT_WTIME=rank: MPI_Wtime is the rank's own time */
 static char **program_argv;
 
 static int rank_main(tdm_virt_rank *rank)
@@ -347,7 +348,9 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         .abort = abort_job,
         .quiet = hosts > 1 ? tdm_virt_net_quiet : NULL,
         .reported = hosts > 1 ? tdm_virt_net_reported : NULL,
+        .rank_time = (int)TDM_CONFIG_NUMBER(VIRT_WTIME) == 1, /* wall|rank */
     };
+    rank_time = config.rank_time;
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
         tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
         tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
@@ -449,7 +452,8 @@ int TMPI_Abort(MPI_Comm comm, int errorcode)
 
 double TMPI_Wtime(void)
 {
-    return PMPI_Wtime();
+    tdm_virt_rank *self = rank_time ? tdm_virt_self() : NULL;
+    return self ? tdm_virt_rank_wtime(self) : PMPI_Wtime();
 }
 
 double TMPI_Wtick(void)

@@ -32,6 +32,7 @@ struct tdm_virt_core {
     int cpu;         /* the CPU it is pinned to, or -1 */
     int empty_polls; /* polls of other processes in a row that found nothing */
     int quiet;       /* it sleeps between polls, no rank to run (atomic) */
+    double ran;      /* TANDEM_VIRT_WTIME=rank: seconds its ranks have run */
 } __attribute__((aligned(64)));
 
 /* Empty polls of the real MPI an idle core makes (yielding the CPU in
@@ -115,6 +116,18 @@ tdm_virt_rank *tdm_virt_self(void)
     return this_core ? this_core->current : NULL;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double tdm_virt_rank_wtime(tdm_virt_rank *self)
+{
+    return monotonic_s() - (self->core->ran - self->ran);
+}
+
 /* Leave the running rank 'self' for the next ready rank of its core, or for
    the scheduler when none is ready. */
 static void switch_away(tdm_virt_rank *self, int leaving)
@@ -125,12 +138,19 @@ static void switch_away(tdm_virt_rank *self, int leaving)
         /* Woken (or yielded) with nobody ahead of it: go on running. */
         return;
     }
+    if (config.rank_time) {
+        double turn = monotonic_s() - self->run_start;
+        self->ran += turn;
+        core->ran += turn;
+    }
     core->current = next;
     /* A rank that has not run yet takes its rank from this argument. */
     tdm_virt_context_switch(&self->context, next ? &next->context : &core->scheduler, next,
                             leaving);
     /* Running again, on the same core. */
     core->current = self;
+    if (config.rank_time)
+        self->run_start = monotonic_s();
 }
 
 void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int tag)
@@ -201,6 +221,8 @@ static void rank_entry(void *arg)
 {
     tdm_virt_context_started();
     tdm_virt_rank *self = arg;
+    if (config.rank_time)
+        self->run_start = monotonic_s();
     self->exit_code = config.main(self);
     self->done = 1;
     self->blocked_call = NULL;

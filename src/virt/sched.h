@@ -38,6 +38,8 @@ typedef struct tdm_virt_rank {
     /* the request that the next nonblocking collective it starts completes,
        instead of a new one: a persistent collective's (MPI_Start), or NULL */
     struct tdm_virt_request *coll_adopt;
+    /* TANDEM_VIRT_WTIME=rank: seconds it has run, and when it last started */
+    double ran, run_start;
 } tdm_virt_rank;
 
 /* What each rank runs: its main, with the rank; returns its exit code. */
@@ -76,6 +78,7 @@ typedef struct {
     tdm_virt_abort abort;
     tdm_virt_quiet quiet;
     tdm_virt_reported reported;
+    int rank_time; /* keep each rank's time for tdm_virt_rank_wtime */
 } tdm_virt_sched_config;
 
 /* Make the ranks and their stacks. Returns 0, or an errno value with a
@@ -96,6 +99,13 @@ int tdm_virt_rank_count(void);
 
 /* The rank running on the calling kernel thread (NULL outside a rank). */
 tdm_virt_rank *tdm_virt_self(void);
+
+/* The time as the running rank 'self' sees it (TANDEM_VIRT_WTIME=rank),
+   in seconds: the monotonic clock less the time the other ranks of its
+   core have run, so that a rank's clock counts its own computation and
+   its core's idle waits, as if it had the core alone. Needs rank_time in
+   the configuration. */
+double tdm_virt_rank_wtime(tdm_virt_rank *self);
 
 /*
  * Blocking, from a rank (user-level thread), in this pattern:

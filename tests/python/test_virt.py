@@ -6,6 +6,7 @@ stop the compilation, and wrong uses of the options are clear errors."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from conftest import ROOT, build_for, launch, program_path, tandem_cli
@@ -41,6 +42,29 @@ def test_a_plain_program_runs_as_virtual_ranks(mpi, tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("ranks 8, thread level 0\n")
     assert run.stdout.count("\nrank ") == 8
+
+
+def test_rank_time_counts_a_ranks_own_turns(mpi, tmp_path):
+    """TANDEM_VIRT_WTIME=rank: 4 ranks on one core each compute 100 ms
+    between two barriers (tests/c/virt_wtime.c). On the wall the rank that
+    computes first sees every rank's turn, 400 ms at least; its own time
+    sees its turn. A bad value is an error naming the accepted ones."""
+    program = tmp_path / "wtime"
+    source = str(ROOT / "tests" / "c" / "virt_wtime.c")
+    assert tandem_cli("cc", "--mpi", mpi, source, "-o", str(program)).returncode == 0
+    spans = {}
+    for clock in ("wall", "rank"):
+        words = ["run", "-q", "-nc", "1", "-nv", "4", "-e", f"TANDEM_VIRT_WTIME={clock}"]
+        run = tandem_cli(*words, str(program))
+        assert run.returncode == 0, run.stderr
+        assert "never went back" in run.stdout, run.stdout
+        found = re.search(r"spans ([\d.]+) to ([\d.]+) ms", run.stdout)
+        spans[clock] = float(found[1]), float(found[2])
+    assert spans["wall"][1] >= 399, spans  # every rank's 100 ms
+    assert spans["rank"][0] >= 99 and spans["rank"][1] < spans["wall"][1] / 2, spans
+    bad = tandem_cli("run", "-q", "-nv", "2", "-e", "TANDEM_VIRT_WTIME=cpu", str(program))
+    assert bad.returncode != 0
+    assert "TANDEM_VIRT_WTIME=cpu is not valid: expected one of wall, rank" in bad.stderr
 
 
 def test_written_globals_are_listed(tmp_path):
