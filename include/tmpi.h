@@ -25,6 +25,13 @@ extern "C" {
    The program's main (renamed by include/virt/mpi.h) is main_of_rank. */
 TMPI_EXPORT int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **));
 
+/* Before TMPI_Run: give each virtual rank a copy of the program's variables
+   called 'names' (NULL-terminated; `tandem cc --privatize` lists its
+   written globals and statics), found in its symbol table, where 'anchor'
+   is the address of its symbol 'anchor_name'. One core per process. */
+TMPI_EXPORT void TMPI_Set_private(const char *const *names, const void *anchor,
+                                  const char *anchor_name);
+
 TMPI_EXPORT int TMPI_Init(int *argc, char ***argv);
 TMPI_EXPORT int TMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 TMPI_EXPORT int TMPI_Initialized(int *flag);

@@ -1130,6 +1130,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")
     run.set_defaults(func=command_run)
 
+    PRIVATIZE_HELP = (
+        "give each virtual rank its own copy of the program's written global and static "
+        "variables, swapped in when the rank runs (one core per process: tandem run --cores 1)"
+    )
     cc = sub.add_parser(
         "cc",
         help="compile a plain MPI C program against the virtual-rank runtime",
@@ -1143,6 +1147,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
     )
     cc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    cc.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
     cc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
     cc.set_defaults(func=virt.command_cc)
 
@@ -1159,6 +1164,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
     )
     cxx.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    cxx.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
     cxx.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
     cxx.set_defaults(func=virt.command_cxx)
 

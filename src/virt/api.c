@@ -19,6 +19,7 @@
 #include "virt/coll.h"
 #include "virt/comm.h"
 #include "virt/net.h"
+#include "virt/private.h"
 #include "virt/queue.h"
 #include "virt/sched.h"
 
@@ -181,6 +182,18 @@ static tdm_virt_request *null_peer_request(tdm_virt_rank *self, int kind)
 static int (*program_main)(int, char **);
 static int program_argc;
 static int rank_time; /* TANDEM_VIRT_WTIME=rank: MPI_Wtime is the rank's own time */
+/* TMPI_Set_private: the program's variables to privatize, or NULL */
+static const char *const *private_names;
+static const void *private_anchor;
+static const char *private_anchor_name;
+
+void TMPI_Set_private(const char *const *names, const void *anchor, const char *anchor_name)
+{
+    private_names = names;
+    private_anchor = anchor;
+    private_anchor_name = anchor_name;
+}
+
 static char **program_argv;
 
 static int rank_main(tdm_virt_rank *rank)
@@ -301,6 +314,40 @@ static void set_eager_limit(void)
                 value, getenv("OMPI_MCA_btl_tcp_eager_limit"), getenv("UCX_RNDV_THRESH"));
 }
 
+static void enter_rank(tdm_virt_rank *rank)
+{
+    tdm_virt_private_enter(rank->local);
+}
+
+/* The privatized variables of TMPI_Set_private, a copy for each of 'count'
+   ranks; 0, or -1 after saying why (host 0 says it). */
+static int privatize(int count, int cores, int host)
+{
+    char why[256];
+    if (cores > 1) {
+        if (host == 0)
+            fprintf(stderr,
+                    "tandem virt: error: the program was built with `tandem cc --privatize`, "
+                    "whose copies of its globals take turns on one core: give each process one "
+                    "core (TANDEM_VIRT_CORES=1, tandem run --cores 1) and more processes "
+                    "instead of %d cores\n",
+                    cores);
+        return -1;
+    }
+    if (tdm_virt_private_find(private_names, private_anchor, private_anchor_name, why,
+                              sizeof why) != 0 ||
+        tdm_virt_private_start(count) != 0) {
+        if (host == 0)
+            fprintf(stderr, "tandem virt: error: cannot privatize the program's globals: %s\n",
+                    why);
+        return -1;
+    }
+    if (TDM_CONFIG_NUMBER(VERBOSE) >= 1 && host == 0)
+        fprintf(stderr, "tandem virt: %zu bytes of globals privatized, a copy per rank\n",
+                tdm_virt_private_bytes());
+    return 0;
+}
+
 int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
 {
     int provided;
@@ -349,8 +396,13 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         .quiet = hosts > 1 ? tdm_virt_net_quiet : NULL,
         .reported = hosts > 1 ? tdm_virt_net_reported : NULL,
         .rank_time = (int)TDM_CONFIG_NUMBER(VIRT_WTIME) == 1, /* wall|rank */
+        .enter = private_names ? enter_rank : NULL,
     };
     rank_time = config.rank_time;
+    if (private_names && privatize(count, cores, host) != 0) {
+        finalize_mpi();
+        return 1;
+    }
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
         tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
         tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
@@ -369,6 +421,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();
     tdm_virt_sched_finish();
+    tdm_virt_private_finish();
     tdm_virt_comm_finish();
     tdm_virt_queue_finish();
     free(states);

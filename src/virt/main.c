@@ -16,6 +16,9 @@ int TMPI_Main_of_cxx(void) __asm__("_Z9TMPI_Mainv") __attribute__((weak));
 /* A program written for TinyMPI: its entry, run between the rank's
    TMPI_Init and TMPI_Finalize (include/tmpi.h). */
 int TMPI_main(int argc, char **argv) __attribute__((weak));
+/* `tandem cc --privatize`: the names of the program's written global and
+   static variables, in a file it generates and links in. */
+extern const char *const TMPI_private_names[] __attribute__((weak));
 
 static int main_of_tinympi(int argc, char **argv)
 {
@@ -36,6 +39,8 @@ static int main_of_cxx(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (TMPI_private_names)
+        TMPI_Set_private(TMPI_private_names, TMPI_private_names, "TMPI_private_names");
     if (TMPI_Main)
         return TMPI_Run(argc, argv, TMPI_Main);
     if (TMPI_main)

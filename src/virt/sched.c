@@ -151,6 +151,8 @@ static void switch_away(tdm_virt_rank *self, int leaving)
     core->current = self;
     if (config.rank_time)
         self->run_start = monotonic_s();
+    if (config.enter)
+        config.enter(self);
 }
 
 void tdm_virt_wait_prepare(tdm_virt_rank *self, const char *call, int peer, int tag)
@@ -223,6 +225,8 @@ static void rank_entry(void *arg)
     tdm_virt_rank *self = arg;
     if (config.rank_time)
         self->run_start = monotonic_s();
+    if (config.enter)
+        config.enter(self);
     self->exit_code = config.main(self);
     self->done = 1;
     self->blocked_call = NULL;

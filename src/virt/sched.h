@@ -79,6 +79,9 @@ typedef struct {
     tdm_virt_quiet quiet;
     tdm_virt_reported reported;
     int rank_time; /* keep each rank's time for tdm_virt_rank_wtime */
+    /* called on the rank's kernel thread whenever a rank starts or resumes
+       running (privatized globals), or NULL */
+    void (*enter)(tdm_virt_rank *rank);
 } tdm_virt_sched_config;
 
 /* Make the ranks and their stacks. Returns 0, or an errno value with a

@@ -67,6 +67,38 @@ def test_rank_time_counts_a_ranks_own_turns(mpi, tmp_path):
     assert "TANDEM_VIRT_WTIME=cpu is not valid: expected one of wall, rank" in bad.stderr
 
 
+def test_privatized_globals_hold_each_ranks_own_values(mpi, tmp_path):
+    """tandem cc --privatize: 4 virtual ranks of one core print what 4
+    processes of the real MPI print of their globals and statics
+    (tests/c/virt_globals.c), where without it they share one copy; more
+    than one core per process is refused, saying what to do."""
+    import subprocess
+
+    source = str(ROOT / "tests" / "c" / "virt_globals.c")
+    private, shared, real = tmp_path / "private", tmp_path / "shared", tmp_path / "real"
+    built = tandem_cli("cc", "--mpi", mpi, "--privatize", source, "-o", str(private))
+    assert built.returncode == 0, built.stderr
+    said = "privatized, a copy per virtual rank: counter, hidden, id (static, in a function), table"
+    assert said in built.stderr
+    assert tandem_cli("cc", "--mpi", mpi, source, "-o", str(shared)).returncode == 0
+    build = build_for(mpi)
+    compiler = "mpicc.openmpi" if build.family == "Open MPI" else "mpicc.mpich"
+    subprocess.run([compiler, source, "-o", str(real)], check=True)
+    reference = launch(build, 4, [str(real)], with_tandem=False)
+    assert reference.returncode == 0, reference.stderr
+    expected = sorted(reference.stdout.splitlines())
+    words = ["run", "-q", "--mpi", mpi, "-nc", "1", "-nv", "4"]
+    run = tandem_cli(*words, "-e", "TANDEM_VERBOSE=1", str(private))
+    assert run.returncode == 0, run.stderr
+    assert sorted(run.stdout.splitlines()) == expected
+    assert "532 bytes of globals privatized, a copy per rank" in run.stderr
+    together = tandem_cli(*words, str(shared))
+    assert together.returncode == 0 and sorted(together.stdout.splitlines()) != expected
+    cores = tandem_cli("run", "-q", "--mpi", mpi, "-nc", "2", "-nv", "2", str(private))
+    assert cores.returncode != 0
+    assert "give each process one core (TANDEM_VIRT_CORES=1" in cores.stderr
+
+
 def test_written_globals_are_listed(tmp_path):
     source = tmp_path / "globals.c"
     source.write_text(
