@@ -244,7 +244,7 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
     if hosts < 1:
         raise TandemError(f"-n {hosts}: the number of processes must be at least 1")
     if args.cores is None:
-        args.cores = default_cores(hosts)
+        args.cores = 1 if privatizes(path) else default_cores(hosts)
     for option in ("placement", "monitor"):
         if getattr(args, option, None) is not None:
             raise TandemError(f"--{option} with --virtual: not supported yet (docs/VIRTUAL.md)")
@@ -271,6 +271,15 @@ def run_virtual(args: argparse.Namespace, build: Build, path: Path, program: lis
         print(" ".join(command))
         return 0
     return subprocess.run(command, env=launcher_environment(build), check=False).returncode
+
+
+def privatizes(program: Path) -> bool:
+    """Whether 'program' was built with `tandem cc --privatize`: its ranks
+    take turns on one core per process."""
+    result = subprocess.run(
+        ["nm", "--defined-only", str(program)], capture_output=True, text=True, check=False
+    )
+    return any(line.endswith(" TMPI_private_names") for line in result.stdout.splitlines())
 
 
 def default_cores(processes: int) -> int:

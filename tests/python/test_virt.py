@@ -97,6 +97,10 @@ def test_privatized_globals_hold_each_ranks_own_values(mpi, tmp_path):
     cores = tandem_cli("run", "-q", "--mpi", mpi, "-nc", "2", "-nv", "2", str(private))
     assert cores.returncode != 0
     assert "give each process one core (TANDEM_VIRT_CORES=1" in cores.stderr
+    # --cores left out: one, for a privatized program
+    default = tandem_cli("run", "--mpi", mpi, "--virtual", "2", str(private))
+    assert default.returncode == 0, default.stderr
+    assert "2 virtual ranks: 1 process(es) x 1 core(s) x 2 rank(s)" in default.stderr
 
 
 def test_written_globals_are_listed(tmp_path):
