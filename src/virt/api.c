@@ -618,6 +618,15 @@ static int split(tdm_virt_rank *self, int parent_slot, int color, int key, MPI_C
 static int set_cart(tdm_virt_rank *self, MPI_Comm handle, int ndims, const int *dims,
                     const int *periods);
 
+/* A malloc'ed copy of 'n' ints, or NULL without memory. */
+static int *copy_ints(const int *from, int n)
+{
+    int *copy = malloc(sizeof *copy * (size_t)(n + 1));
+    if (copy && n > 0)
+        memcpy(copy, from, sizeof *copy * (size_t)n);
+    return copy;
+}
+
 int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
 {
     GET_COMM("MPI_Comm_dup", handle);
@@ -631,22 +640,16 @@ int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
         /* the same distributed graph */
         int n = comm->indegree + comm->outdegree;
         tdm_virt_comm *made = comm_of(self, *newcomm, NULL);
-        made->edges = malloc(sizeof *made->edges * (size_t)(n + 1));
-        if (!made->edges)
+        if (!(made->edges = copy_ints(comm->edges, n)))
             err = MPI_ERR_NO_MEM;
-        for (int k = 0; made->edges && k < n; k++)
-            made->edges[k] = comm->edges[k];
         made->dist_graph = made->edges != NULL;
         made->indegree = comm->indegree;
         made->outdegree = comm->outdegree;
         if (made->dist_graph && comm->graph) {
             /* and the whole graph */
             int length = comm->ndims + (comm->ndims ? comm->topo[comm->ndims - 1] : 0);
-            made->topo = malloc(sizeof *made->topo * (size_t)(length + 1));
-            if (!made->topo)
+            if (!(made->topo = copy_ints(comm->topo, length)))
                 err = MPI_ERR_NO_MEM;
-            for (int k = 0; made->topo && k < length; k++)
-                made->topo[k] = comm->topo[k];
             made->graph = made->topo != NULL;
             made->ndims = comm->ndims;
         }
