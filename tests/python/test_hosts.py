@@ -452,7 +452,9 @@ def test_bench_runs_on_the_hosts_beside_the_other_transports(tmp_path, family):
         assert ("shm", config) in found and ("hosts", config) in found, found
     label = "Open MPI" if family == "openmpi" else "MPICH"
     assert f"| {label} | hosts | latency 8 B (us) |" in (tmp_path / "latency.md").read_text()
-    assert {run.directory for run in hosts.runs()} <= before
+    # left behind: a run whose owner is gone (a run of another test running
+    # beside this one, pytest -n, has its owner alive)
+    assert {run.directory for run in hosts.runs() if not run.owner_alive} <= before
 
 
 @pytest.mark.parametrize("family", ["openmpi", "mpich"])
