@@ -26,8 +26,8 @@ typedef struct {
 
 static range *ranges;
 static int range_count;
-static size_t total;  /* bytes of every range together */
-static char *copies;  /* 'total' bytes per rank */
+static size_t total;   /* bytes of every range together */
+static char *copies;   /* 'total' bytes per rank */
 static int owner = -1; /* the rank whose values are in place */
 
 static int by_address(const void *a, const void *b)
