@@ -31,6 +31,11 @@ TMPI_EXPORT int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **
    is the address of its symbol 'anchor_name'. One core per process. */
 TMPI_EXPORT void TMPI_Set_private(const char *const *names, const void *anchor,
                                   const char *anchor_name);
+/* An exit handler registered (__cxa_atexit) while a virtual rank of a
+   privatized program runs: kept, and run at the end of TMPI_Run with that
+   rank's copies in place, last registered first; returns 1. Else 0: the
+   caller registers it with the C library. */
+TMPI_EXPORT int TMPI_Private_atexit(void (*handler)(void *), void *arg);
 
 TMPI_EXPORT int TMPI_Init(int *argc, char ***argv);
 TMPI_EXPORT int TMPI_Init_thread(int *argc, char ***argv, int required, int *provided);

@@ -319,6 +319,47 @@ static void enter_rank(tdm_virt_rank *rank)
     tdm_virt_private_enter(rank->local);
 }
 
+/* The exit handlers the ranks of a privatized program registered. */
+typedef struct {
+    void (*handler)(void *);
+    void *arg;
+    int rank;
+} exit_handler;
+static exit_handler *exit_handlers;
+static int exit_handler_count, exit_handler_room;
+static int privatized; /* the ranks' copies are in use */
+
+int TMPI_Private_atexit(void (*handler)(void *), void *arg)
+{
+    tdm_virt_rank *self = privatized ? tdm_virt_self() : NULL;
+    if (!self)
+        return 0;
+    if (exit_handler_count == exit_handler_room) {
+        int room = exit_handler_room ? 2 * exit_handler_room : 16;
+        exit_handler *more = realloc(exit_handlers, sizeof *more * (size_t)room);
+        if (!more)
+            return 0; /* the C library's, as without privatization */
+        exit_handlers = more;
+        exit_handler_room = room;
+    }
+    exit_handlers[exit_handler_count++] = (exit_handler){handler, arg, self->local};
+    return 1;
+}
+
+/* Run the ranks' exit handlers, last registered first, each with its
+   rank's copies in place. */
+static void run_exit_handlers(void)
+{
+    while (exit_handler_count > 0) {
+        exit_handler h = exit_handlers[--exit_handler_count];
+        tdm_virt_private_enter(h.rank);
+        h.handler(h.arg);
+    }
+    free(exit_handlers);
+    exit_handlers = NULL;
+    exit_handler_room = 0;
+}
+
 /* The privatized variables of TMPI_Set_private, a copy for each of 'count'
    ranks; 0, or -1 after saying why (host 0 says it). */
 static int privatize(int count, int cores, int host)
@@ -345,6 +386,7 @@ static int privatize(int count, int cores, int host)
     if (TDM_CONFIG_NUMBER(VERBOSE) >= 1 && host == 0)
         fprintf(stderr, "tandem virt: %zu bytes of globals privatized, a copy per rank\n",
                 tdm_virt_private_bytes());
+    privatized = 1;
     return 0;
 }
 
@@ -420,6 +462,8 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     tdm_virt_queue_set_progress(tdm_virt_coll_progress);
     int code = tdm_virt_sched_run();
     tdm_virt_net_finish();
+    run_exit_handlers();
+    privatized = 0;
     tdm_virt_sched_finish();
     tdm_virt_private_finish();
     tdm_virt_comm_finish();

@@ -4,6 +4,8 @@
  * main to TMPI_Main, which each virtual rank runs; a program written for
  * TinyMPI has TMPI_main instead.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 
 #include "tmpi.h"
@@ -35,6 +37,22 @@ static int main_of_cxx(int argc, char **argv)
     (void)argc;
     (void)argv;
     return TMPI_Main_of_cxx();
+}
+
+/* Exit handlers (C++'s destructors of static objects, atexit) registered by
+   a virtual rank of a privatized program: the runtime runs them for each
+   rank with that rank's copies in place (an object built by every rank in
+   its copy of one variable would otherwise be destroyed that many times in
+   one copy). Any other goes to the C library's. */
+int __cxa_atexit(void (*handler)(void *), void *arg, void *dso);
+int __cxa_atexit(void (*handler)(void *), void *arg, void *dso)
+{
+    if (TMPI_private_names && TMPI_Private_atexit(handler, arg))
+        return 0;
+    static int (*libc)(void (*)(void *), void *, void *);
+    if (!libc)
+        *(void **)&libc = dlsym(RTLD_NEXT, "__cxa_atexit");
+    return libc ? libc(handler, arg, dso) : -1;
 }
 
 int main(int argc, char **argv)

@@ -103,6 +103,23 @@ def test_privatized_globals_hold_each_ranks_own_values(mpi, tmp_path):
     assert "2 virtual ranks: 1 process(es) x 1 core(s) x 2 rank(s)" in default.stderr
 
 
+def test_privatized_cxx_statics_are_built_and_destroyed_once_per_rank(tmp_path):
+    """tandem c++ --privatize (tests/cxx/virt_globals.cpp): 3 ranks of one
+    core each build a function's static string in their copy and print
+    their own values; at exit each copy is destroyed once (a destructor
+    registered by every rank for the same address ran that many times on
+    one copy, and glibc stopped the run on a double free)."""
+    source = str(ROOT / "tests" / "cxx" / "virt_globals.cpp")
+    program = tmp_path / "statics"
+    built = tandem_cli("c++", "--mpi", "openmpi", "--privatize", source, "-o", str(program))
+    assert built.returncode == 0, built.stderr
+    run = tandem_cli("run", "-q", "--mpi", "openmpi", "--virtual", "3", str(program))
+    assert run.returncode == 0, run.stderr
+    name = "a rank's name, longer than a string's inline buffer: "
+    want = [f"rank {r}: total {10 * r + 3}, {name}{r}" for r in range(3)]
+    assert sorted(run.stdout.splitlines()) == want
+
+
 def test_written_globals_are_listed(tmp_path):
     source = tmp_path / "globals.c"
     source.write_text(
