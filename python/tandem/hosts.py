@@ -423,7 +423,10 @@ exec {nsenter} --target "$pid" --net --uts --mount --wd="$PWD" -- $confine /bin/
             if pml == "ucx":
                 # UCX's TCP transport is not among the ones Open MPI takes by
                 # default (pml_ucx_tls); UCX_NET_DEVICES keeps it on the link.
-                messaging = ["--mca", "pml", "ucx", "--mca", "osc", "ucx"]
+                # osc/sm keeps the windows within a host (and
+                # MPI_Win_allocate_shared, which osc/ucx fails), as Open MPI
+                # chooses by default where UCX runs.
+                messaging = ["--mca", "pml", "ucx", "--mca", "osc", "sm,ucx"]
                 messaging += ["--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any"]
                 ucx = {"UCX_TLS": "self,sm,tcp", "UCX_NET_DEVICES": DEVICE}
             else:
