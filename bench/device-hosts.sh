@@ -142,8 +142,8 @@ else
     # one per core only (oversubscribed MPICH processes took the timeout)
     VIRT=(--rounds 3 --mpi-v 1) VIRT_ESTIMATE=120
 fi
-# Open MPI 4.1 makes no window across hosts over TCP (docs/HOSTS.md): the
-# one-sided benchmarks run MPICH alone.
+# Open MPI 4.1 makes no window across hosts over TCP (docs/HOSTS.md): tandem
+# bench smb and rma run it on UCX there; the heat benchmark runs MPICH alone.
 # The virtual ranks' stencil, per MPI: its programs load libtandem-virt.so.0
 # from the MPI's folder; the calibration goes with the results.
 virt() {
@@ -173,9 +173,9 @@ virt() {
 for name in $ONLY; do
     case $name in
     virt) virt ;;
-    smb) bench smb 90 mpich "${SMB[@]}" ;;
+    smb) bench smb 180 "mpich openmpi" "${SMB[@]}" ;;
     heat) bench heat 90 mpich "${HEAT[@]}" ;;
-    rma) bench rma 90 mpich "${RMA[@]}" ;;
+    rma) bench rma 180 "mpich openmpi" "${RMA[@]}" ;;
     overlap) bench overlap 120 "mpich openmpi" "${OVERLAP[@]}" ;;
     *) log "-- $name: not a benchmark of this script (smb heat rma overlap virt)" ;;
     esac

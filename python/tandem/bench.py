@@ -892,18 +892,18 @@ def io_configs(build: Build, transport: str) -> list[Config]:
 
 
 def rma_configs(build: Build, transport: str) -> list[Config]:
-    """io_configs (on simulated hosts, Tandem with no setting too), and on
-    MPICH a progress process per host serving the MPI_Win_allocate windows
-    with no thread
-    (where the ranks of a host share its memory: the tcp and shaped
-    transports make every process a host of its own). Open MPI across the
-    simulated hosts runs every configuration on UCX (OMPI_MCA_pml=ucx, which
-    brings its one-sided component): Open MPI 4.1 makes no window across
-    hosts over its TCP BTL."""
+    """io_configs (on simulated hosts, Tandem with no setting too), and a
+    progress process per host serving the MPI_Win_allocate windows with no
+    thread: on MPICH where the ranks of a host share its memory (the tcp and
+    shaped transports make every process a host of its own), on Open MPI
+    across the simulated hosts. There Open MPI runs every configuration on
+    UCX (OMPI_MCA_pml=ucx, which brings its one-sided component): Open MPI
+    4.1 makes no window across hosts over its TCP BTL."""
     configs = io_configs(build, transport)
     if transport == "hosts":
         configs.append(Config("tandem-auto", True))
-    if build.family == "MPICH" and transport in ("shm", "hosts"):
+    served = ("shm", "hosts") if build.family == "MPICH" else ("hosts",)
+    if transport in served:
         configs.append(
             Config("tandem-ghosts", True, {"TANDEM_GHOSTS": "1", "TANDEM_PROGRESS": "off"})
         )

@@ -1098,8 +1098,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         metavar="G",
         help="progress processes per host, launched beside the N ranks and invisible to the "
-        "program; on MPICH they serve its MPI_Win_allocate windows (sets TANDEM_GHOSTS; "
-        "docs/ONESIDED.md)",
+        "program; on MPICH, and Open MPI over UCX, they serve its MPI_Win_allocate windows "
+        "(sets TANDEM_GHOSTS; docs/ONESIDED.md)",
     )
     run.add_argument(
         "--placement",

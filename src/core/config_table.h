@@ -110,12 +110,14 @@ TDM_CONFIG(GHOSTS, "TANDEM_GHOSTS", INT, "0", 0, 64, NULL,
            "Progress processes per host (DART-MPI's design, Casper's way): at MPI_Init the G "
            "processes with the highest ranks on each host leave the application's world; the "
            "program sees a job without them (MPI_COMM_WORLD's size, ranks, group, statuses; "
-           "tandem run --ghosts G launches them). On MPICH they serve the program's "
-           "MPI_Win_allocate windows, which live in their host's shared memory: one-sided "
+           "tandem run --ghosts G launches them). On MPICH, and on Open MPI over UCX (pml ucx), "
+           "they serve the program's MPI_Win_allocate windows, which live in their host's "
+           "shared memory: one-sided "
            "operations complete while the target computes, with no progress thread "
            "(docs/ONESIDED.md).",
-           "Use: 1 for a program whose one-sided targets compute without MPI calls, on MPICH, "
-           "with a spare core per host: a passive 8 MiB get from a computing target took 48 ms "
+           "Use: 1 for a program whose one-sided targets compute without MPI calls, on MPICH "
+           "or Open MPI on UCX, with a spare core per host: a passive 8 MiB get from a computing "
+           "target took 48 ms "
            "against 613 ms natively (2 cores, loaded; docs/ONESIDED.md). Each host needs more "
            "than G processes.")
 TDM_CONFIG(RMA_OFFLOAD_LIMIT, "TANDEM_RMA_OFFLOAD_LIMIT", SIZE, "64k", 0, 1LL << 40, NULL,
