@@ -160,7 +160,7 @@ def launch_for(build, nprocs, program, transport, config) -> list[str]:
     """The command that launches a benchmark program on a transport: in the
     shaped network's namespace, or on the simulated hosts."""
     args, env = transport_settings(build, transport)
-    env = {**env, **config.env}
+    env = {**env, **config.env, **every_env}
     if transport == "hosts":
         assert hosts_network is not None, "tandem bench --hosts makes the hosts"
         ghosts = processes(nprocs, config) - nprocs  # on each host, last on it
@@ -254,6 +254,7 @@ def document(benchmark, rounds, trials, problems, records, summary, **extra) -> 
             if hosts_network is not None
             else {}
         ),
+        **({"env": dict(every_env)} if every_env else {}),
         **extra,
         "rounds": rounds,
         "trials_per_round": trials,
@@ -610,6 +611,11 @@ def latency_table(summary: list[dict]) -> str:
 # Variables under which every Tandem configuration also runs, interleaved
 # with the others ("tandem bench --also VAR=VALUE"): an A/B of a setting.
 also_env: dict[str, str] = {}
+
+# Variables of every launch, native ones included ("tandem bench -e
+# VAR=VALUE"), over the configurations' own: OMPI_MCA_pml=ucx runs Open MPI
+# on UCX across the simulated hosts.
+every_env: dict[str, str] = {}
 
 
 def with_also(configs: list[Config]) -> list[Config]:

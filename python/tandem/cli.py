@@ -615,12 +615,19 @@ def command_bench(args: argparse.Namespace) -> int:
     if "hosts" in transports and args.hosts is None:
         raise TandemError(f"--transports {args.transports}: hosts needs --hosts H (2 or more)")
     bench.rate_bits(args.rate)  # a clear error before any run
-    bench.also_env.clear()
-    for setting in args.also:
-        name, equals, value = setting.partition("=")
-        if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise TandemError(f"--also {setting}: expected VAR=VALUE, such as TANDEM_POLL=event")
-        bench.also_env[name] = value
+    for option, settings, into in (
+        ("--also", args.also, bench.also_env),
+        ("-e", args.env, bench.every_env),
+    ):
+        into.clear()
+        for setting in settings:
+            name, equals, value = setting.partition("=")
+            if not equals or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise TandemError(
+                    f"{option} {setting}: expected VAR=VALUE, such as "
+                    + ("TANDEM_POLL=event" if option == "--also" else "OMPI_MCA_pml=ucx")
+                )
+            into[name] = value
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
     except ValueError:
@@ -1381,6 +1388,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="VAR=VALUE",
         help="run every Tandem configuration a second time with this variable set, "
         "interleaved with the rest (an A/B of a setting); may be repeated",
+    )
+    bench.add_argument(
+        "-e",
+        "--env",
+        action="append",
+        default=[],
+        metavar="VAR=VALUE",
+        help="set this variable in every launch, without Tandem too (-e OMPI_MCA_pml=ucx: "
+        "Open MPI on UCX across the simulated hosts); may be repeated",
     )
     bench.add_argument(
         "--timeout",

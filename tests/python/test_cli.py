@@ -257,6 +257,45 @@ def test_bench_also_runs_every_tandem_configuration_again_interleaved(monkeypatc
     assert seen["launched"] == rounds
 
 
+def test_bench_env_reaches_every_launch_native_too(monkeypatch, tmp_path):
+    """-e VAR=VALUE: the variable reaches the ranks of every configuration,
+    the MPI's own run included, over the configuration's own value, and the
+    run's JSON says it was set; a setting without a value is an error."""
+    from tandem import bench, cli
+
+    seen = {}
+
+    def nbc(*args):
+        build = build_for("mpich")
+        seen["commands"] = [
+            bench.launch_for(build, 2, ["prog"], "shm", config)
+            for config in (
+                bench.Config("native", False),
+                bench.Config("tandem", True, {"OMPI_MCA_pml": "ob1", "A": "1"}),
+            )
+        ]
+        seen["document"] = bench.document("nbc", 1, 1, [], [], [])
+        return tmp_path / "nbc.json"
+
+    monkeypatch.setattr(bench, "nbc", nbc)
+    monkeypatch.setattr(bench, "every_env", {})  # restored after the test
+    argv = ["bench", "nbc", "-e", "OMPI_MCA_pml=ucx", "--env", "B=x=y", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    for command in seen["commands"]:
+        assert command[command.index("OMPI_MCA_pml") - 1 :][:3] == ["-genv", "OMPI_MCA_pml", "ucx"]
+        assert command[command.index("B") - 1 :][:3] == ["-genv", "B", "x=y"]
+    assert seen["document"]["env"] == {"OMPI_MCA_pml": "ucx", "B": "x=y"}
+    expect_error(
+        "bench",
+        "nbc",
+        "-e",
+        "OMPI_MCA_pml",
+        "--out",
+        str(tmp_path),
+        messages=["-e OMPI_MCA_pml: expected VAR=VALUE"],
+    )
+
+
 def test_shaped_timings_settle_for_twice_the_bucket_refill():
     from tandem.bench import rate_bits, settle_us
 
