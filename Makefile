@@ -18,7 +18,7 @@ C_SOURCES := $(filter-out src/wrappers/gen_% include/virt/gen_%,$(shell git ls-f
 CTEST := ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 .PHONY: all deps venv build demo bench test check generated-check envdoc-check format-check lint \
-	include-check ctest asan tsan pytest mpi4py format clean device-pack device-check
+	include-check doc-links ctest asan tsan pytest mpi4py format clean device-pack device-check
 
 all: build
 
@@ -87,8 +87,11 @@ test: build check ctest asan tsan pytest
 	@echo "make test: all passed"
 
 # Generated files and the formatting are current; the modules of src/ include
-# each other without cycles.
-check: generated-check envdoc-check format-check lint include-check
+# each other without cycles; the documents' links lead somewhere.
+check: generated-check envdoc-check format-check lint include-check doc-links
+
+doc-links: venv
+	$(VPY) tools/doc_links.py
 
 generated-check: venv
 	$(VPY) tools/gen_wrappers.py --check
