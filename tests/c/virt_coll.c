@@ -28,6 +28,25 @@ int main(int argc, char **argv)
     MPI_Op_create(affine, 0, &op);
     MPI_Reduce(mine, red, 2, MPI_LONG, op, 0, MPI_COMM_WORLD);
     print_longs(rank, "reduce noncommutative", red, 2);
+    /* Up the tree to every kind of root: the operation that does not
+       commute, and a commutative one in place at the root. */
+    int roots[3] = {0, size / 2, size - 1};
+    for (int k = 0; k < 3; k++) {
+        int root = roots[k];
+        long ordered[2] = {-1, -1}, contribution[2] = {rank * 3 + 1, rank}, total[2] = {-1, -1};
+        /* x -> a x + c maps whose order shows: (a, c) = (rank + 2, rank^2 + 3) */
+        long map[2] = {rank + 2, (long)rank * rank + 3};
+        MPI_Reduce(map, ordered, 2, MPI_LONG, op, root, MPI_COMM_WORLD);
+        if (rank == root) {
+            total[0] = contribution[0], total[1] = contribution[1];
+            MPI_Reduce(MPI_IN_PLACE, total, 2, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD);
+        } else {
+            MPI_Reduce(contribution, total, 2, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD);
+        }
+        long both[5] = {root, ordered[0], ordered[1], total[0], total[1]};
+        MPI_Bcast(both + 1, 4, MPI_LONG, root, MPI_COMM_WORLD);
+        print_longs(rank, "reduce to root", both, 5);
+    }
     MPI_Op_free(&op);
     long inplace[2] = {rank, 1};
     MPI_Allreduce(MPI_IN_PLACE, inplace, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
@@ -36,6 +55,18 @@ int main(int argc, char **argv)
     long sq = (long)rank * rank;
     MPI_Allgather(&sq, 1, MPI_LONG, all, 1, MPI_LONG, MPI_COMM_WORLD);
     print_longs(rank, "allgather", all, size);
+    /* Two longs each, in place, then as one item of a derived type. */
+    for (int i = 0; i < 2 * size; i++)
+        all[i] = i / 2 == rank ? rank * 100 + i % 2 : -1;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 2, MPI_LONG, MPI_COMM_WORLD);
+    print_longs(rank, "allgather in place", all, 2 * size);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_LONG, &pair);
+    MPI_Type_commit(&pair);
+    long two[2] = {rank, -rank};
+    MPI_Allgather(two, 2, MPI_LONG, all, 1, pair, MPI_COMM_WORLD);
+    print_longs(rank, "allgather of pairs", all, 2 * size);
+    MPI_Type_free(&pair);
     long part = -1;
     for (int i = 0; i < size; i++)
         all[i] = 100 + i;

@@ -61,6 +61,14 @@ int main(int argc, char **argv)
     else
         recv[0] = send[0];
     MPI_Waitall(8, reqs, MPI_STATUSES_IGNORE);
+    /* The operation that does not commute, to a root in the middle: its
+       tree is rooted at rank 0, which sends the result on. */
+    long middle[2] = {-1, -1}, map[2] = {rank + 2, (long)rank * rank + 3};
+    MPI_Request to_middle;
+    MPI_Ireduce(map, middle, 2, MPI_LONG, op, size / 2, MPI_COMM_WORLD, &to_middle);
+    MPI_Wait(&to_middle, MPI_STATUS_IGNORE);
+    MPI_Bcast(middle, 2, MPI_LONG, size / 2, MPI_COMM_WORLD);
+    print_longs(rank, "ireduce noncommutative to the middle", middle, 2);
 
     /* The program's own message, sent after all of that, is the one the
        first receive gets. */

@@ -1,0 +1,64 @@
+/*
+ * Latency of the small collectives: MPI_Barrier, MPI_Bcast of 8 bytes
+ * (the root moving round the ranks), MPI_Reduce of one double to a moving
+ * root, MPI_Allreduce of one double, MPI_Allgather of one double per rank.
+ * A plain MPI program, built as virtual ranks (tandem-bench-virt-coll,
+ * `tandem cc`) and against the real MPI (tandem-bench-virt-coll-real), so
+ * that the same source times the virtual ranks' collectives and the real
+ * MPI's. Each collective runs ITERS times after a pass of ITERS to warm up;
+ * the time per call is the slowest rank's, printed by rank 0 as one JSON
+ * line per collective:
+ *
+ *   virt_coll [ITERS]        (default 200)
+ *   {"collective": "barrier", "ranks": 64, "iters": 200, "us": 48.6}
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, COLLECTIVES };
+static const char *const names[COLLECTIVES] = {"barrier", "bcast", "reduce", "allreduce",
+                                               "allgather"};
+
+static void one(int which, int i, int size, double *x, double *y, double *all)
+{
+    switch (which) {
+    case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
+    case BCAST: MPI_Bcast(x, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
+    case REDUCE: MPI_Reduce(x, y, 1, MPI_DOUBLE, MPI_SUM, i % size, MPI_COMM_WORLD); break;
+    case ALLREDUCE: MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+    default: MPI_Allgather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, iters = argc > 1 ? atoi(argv[1]) : 200;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (iters < 1) {
+        if (rank == 0)
+            fprintf(stderr, "virt_coll: ITERS must be a positive number, not %s\n", argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    double x = rank, y = 0, *all = malloc(sizeof(double) * (size_t)size);
+    for (int which = 0; which < COLLECTIVES; which++) {
+        double spent = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double start = MPI_Wtime();
+            for (int i = 0; i < iters; i++)
+                one(which, i, size, &x, &y, all);
+            spent = (MPI_Wtime() - start) / iters;
+        }
+        double slowest;
+        MPI_Reduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("{\"collective\": \"%s\", \"ranks\": %d, \"iters\": %d, \"us\": %.3f}\n",
+                   names[which], size, iters, slowest * 1e6);
+    }
+    free(all);
+    MPI_Finalize();
+    return 0;
+}
