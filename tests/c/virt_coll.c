@@ -73,6 +73,27 @@ int main(int argc, char **argv)
     MPI_Scatter(all, 1, MPI_LONG, &part, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     MPI_Gather(&part, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     print_longs(rank, "scatter+gather", all, size);
+    /* Down and up the trees from a root in the middle: pairs, in place at
+       the root, and pairs as one item of a derived type. */
+    int mid = size / 2;
+    MPI_Datatype two_longs;
+    MPI_Type_contiguous(2, MPI_LONG, &two_longs);
+    MPI_Type_commit(&two_longs);
+    for (int i = 0; i < 2 * size; i++)
+        all[i] = 1000 + i;
+    long duo[2] = {-1, -1};
+    MPI_Scatter(all, 1, two_longs, rank == mid ? MPI_IN_PLACE : duo, 2, MPI_LONG, mid,
+                MPI_COMM_WORLD);
+    if (rank == mid)
+        duo[0] = all[2 * mid], duo[1] = all[2 * mid + 1];
+    duo[0] += rank * 10, duo[1] -= rank * 10;
+    for (int i = 0; i < 2 * size; i++)
+        all[i] = i / 2 == rank ? duo[i % 2] : -1;
+    MPI_Gather(rank == mid ? MPI_IN_PLACE : duo, 2, MPI_LONG, all, 1, two_longs, mid,
+               MPI_COMM_WORLD);
+    MPI_Bcast(all, 2 * size, MPI_LONG, mid, MPI_COMM_WORLD);
+    print_longs(rank, "scatter+gather of pairs from the middle", all, 2 * size);
+    MPI_Type_free(&two_longs);
     long *send = malloc(sizeof(long) * (size_t)size), *recv = malloc(sizeof(long) * (size_t)size);
     for (int i = 0; i < size; i++)
         send[i] = rank * 10 + i;
