@@ -1,7 +1,8 @@
 /*
  * Latency of the small collectives: MPI_Barrier, MPI_Bcast of 8 bytes
  * (the root moving round the ranks), MPI_Reduce of one double to a moving
- * root, MPI_Allreduce of one double, MPI_Allgather of one double per rank.
+ * root, MPI_Allreduce of one double, MPI_Allgather, MPI_Gather and
+ * MPI_Scatter of one double per rank (the root moving).
  * A plain MPI program, built as virtual ranks (tandem-bench-virt-coll,
  * `tandem cc`) and against the real MPI (tandem-bench-virt-coll-real), so
  * that the same source times the virtual ranks' collectives and the real
@@ -16,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, COLLECTIVES };
-static const char *const names[COLLECTIVES] = {"barrier", "bcast", "reduce", "allreduce",
-                                               "allgather"};
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, GATHER, SCATTER, COLLECTIVES };
+static const char *const names[COLLECTIVES] = {"barrier",   "bcast",  "reduce", "allreduce",
+                                               "allgather", "gather", "scatter"};
 
 static void one(int which, int i, int size, double *x, double *y, double *all)
 {
@@ -27,7 +28,9 @@ static void one(int which, int i, int size, double *x, double *y, double *all)
     case BCAST: MPI_Bcast(x, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
     case REDUCE: MPI_Reduce(x, y, 1, MPI_DOUBLE, MPI_SUM, i % size, MPI_COMM_WORLD); break;
     case ALLREDUCE: MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-    default: MPI_Allgather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    case ALLGATHER: MPI_Allgather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    case GATHER: MPI_Gather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
+    default: MPI_Scatter(all, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
     }
 }
 

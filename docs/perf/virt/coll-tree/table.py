@@ -10,7 +10,7 @@ times = defaultdict(list)
 for line in open(sys.argv[1]):
     r = json.loads(line)
     times[(r["mpi"], r["build"], r["v"], r["collective"])].append(r["us"])
-collectives = ["barrier", "bcast", "reduce", "allreduce", "allgather"]
+collectives = ["barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter"]
 print("| MPI | ranks | build | " + " | ".join(collectives) + " |")
 print("|---|---|---|" + "---|" * len(collectives))
 for mpi in ("mpich", "openmpi"):
