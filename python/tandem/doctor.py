@@ -1,9 +1,10 @@
 """tandem doctor: what a user's setup gives Tandem, in a few seconds, with one
 line of advice per finding. For each build (or the one of --mpi): the MPI
 library and the thread level it grants, the cores against the ranks, how the
-MPI library moves messages between the ranks of a host, and what the default
+MPI library moves messages between the ranks of a host, what the default
 TANDEM_PROGRESS=auto decides for a launch of N ranks (the library's own
-decision, read from a real launch with TANDEM_VERBOSE=1)."""
+decision, read from a real launch with TANDEM_VERBOSE=1), and whether
+progress processes (--ghosts) would serve one-sided windows."""
 
 from __future__ import annotations
 
@@ -34,11 +35,12 @@ def finding(subject: str, state: str, advice: str) -> str:
     return f"  {subject}: {state}\n    -> {advice}"
 
 
-def probe(build: Build) -> tuple[str, str]:
-    """The MPI library's version and the thread level it grants, from the
-    build's probe run as a singleton."""
+def probe(build: Build) -> tuple[str, str, str | None]:
+    """The MPI library's version, the thread level it grants and Open MPI's
+    point-to-point component (None elsewhere), from the build's probe run as
+    a singleton."""
     if build.probe is None:
-        return "unknown", "unknown"
+        return "unknown", "unknown", None
     result = subprocess.run(
         [str(build.probe)],
         capture_output=True,
@@ -49,7 +51,41 @@ def probe(build: Build) -> tuple[str, str]:
     )
     version = re.search(r"MPI version: (.*)", result.stdout)
     level = re.search(r"thread level granted: (\S+)", result.stdout)
-    return (version.group(1) if version else "unknown", level.group(1) if level else "unknown")
+    pml = re.search(r"point-to-point component: (\S+)", result.stdout)
+    return (
+        version.group(1) if version else "unknown",
+        level.group(1) if level else "unknown",
+        pml.group(1) if pml else None,
+    )
+
+
+def one_sided(build: Build, pml: str | None) -> str:
+    """Whether progress processes (TANDEM_GHOSTS) serve this MPI's
+    MPI_Win_allocate windows (src/impl/*.c's tdm_impl_windows_unserved), as
+    a finding."""
+    subject = "one-sided, progress processes (--ghosts)"
+    if build.family == "MPICH":
+        state = "they serve MPI_Win_allocate windows"
+        advice = (
+            "--ghosts 1 lets one-sided operations complete while their target computes "
+            "(docs/ONESIDED.md)"
+        )
+    elif build.family == "Open MPI" and pml == "ucx":
+        state = "they serve MPI_Win_allocate windows (Open MPI on UCX: osc/ucx)"
+        advice = (
+            "--ghosts 1 lets one-sided operations complete while their target computes "
+            "(docs/ONESIDED.md)"
+        )
+    elif build.family == "Open MPI":
+        state = f"Open MPI's own windows, not theirs (point-to-point component {pml or 'unknown'})"
+        advice = (
+            "on one host Open MPI's windows need no help; across hosts Open MPI makes windows "
+            "only on UCX (OMPI_MCA_pml=ucx), where progress processes serve them"
+        )
+    else:
+        state = "they serve MPI_Win_allocate windows where the MPI library's windows allow it"
+        advice = "docs/ONESIDED.md says which MPI libraries were tested"
+    return finding(subject, state, advice)
 
 
 def auto_decision(build: Build, nprocs: int) -> tuple[str, str | None]:
@@ -77,7 +113,7 @@ def auto_decision(build: Build, nprocs: int) -> tuple[str, str | None]:
 def examine(build: Build, nprocs: int) -> list[str]:
     """The findings for one build, each with its advice."""
     lines = [f"{build.directory.name}: Tandem for {build.family} ({build.library})"]
-    version, level = probe(build)
+    version, level, pml = probe(build)
     lines.append(f"  MPI library: {version}")
     if level == "MPI_THREAD_MULTIPLE":
         lines.append(
@@ -158,6 +194,7 @@ def examine(build: Build, nprocs: int) -> list[str]:
                 "TANDEM_WAIT=spin keeps them spinning inside the MPI library, as without Tandem",
             )
         )
+    lines.append(one_sided(build, pml))
     return lines
 
 

@@ -22,7 +22,13 @@ def test_doctor_reports_thread_level_cores_transport_and_the_auto_decision(build
     # the library's own decision, from a launch of 2 ranks on this host
     decision = "proxy" if cores >= 4 else "off"  # a spare core per rank, or none
     assert f"TANDEM_PROGRESS=auto on 2 ranks: {decision}: all 2 ranks run on this host" in out
-    assert out.count("    -> ") == 4  # one line of advice per finding
+    # Open MPI over its own transports here (ob1): its windows are its own
+    served = {
+        "mpich": "they serve MPI_Win_allocate windows",
+        "openmpi": "Open MPI's own windows, not theirs (point-to-point component ob1)",
+    }
+    assert f"one-sided, progress processes (--ghosts): {served[option]}" in out
+    assert out.count("    -> ") == 5  # one line of advice per finding
 
 
 def test_doctor_says_that_waits_sleep_where_ranks_outnumber_the_cores(build):
@@ -34,7 +40,18 @@ def test_doctor_says_that_waits_sleep_where_ranks_outnumber_the_cores(build):
     out = result.stdout
     assert f"cores: {cores} cores for 4 ranks: more ranks than cores" in out
     assert "waits on 4 ranks: sleep between their polls: all 4 ranks run on this host" in out
-    assert out.count("    -> ") == 5
+    assert out.count("    -> ") == 6
+
+
+def test_doctor_says_that_progress_processes_serve_open_mpi_on_ucx():
+    """Open MPI on UCX (pml ucx, as a cluster's InfiniBand selects it): the
+    progress processes serve its windows, which the probe tells from the
+    point-to-point component Open MPI selected."""
+    ucx = {"OMPI_MCA_pml": "ucx", "OMPI_MCA_pml_ucx_tls": "any", "OMPI_MCA_pml_ucx_devices": "any"}
+    result = tandem_cli("doctor", "--mpi", "openmpi", env=ucx)
+    assert result.returncode == 0, result.stderr
+    served = "they serve MPI_Win_allocate windows (Open MPI on UCX: osc/ucx)"
+    assert f"one-sided, progress processes (--ghosts): {served}" in result.stdout
 
 
 def test_doctor_names_sockets_between_node_mates_and_spare_cores(build):
