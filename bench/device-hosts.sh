@@ -15,6 +15,8 @@
 #   heat     3D heat conduction with one-sided halos, 2 and 8 ranks
 #   rma      the 8 MiB get from a target that computes (truly passive)
 #   overlap  point-to-point overlap, 1 and 4 MiB, 2 rounds, Tandem's default too
+#   overlap-ucx  the same on Open MPI over UCX (-e OMPI_MCA_pml=ucx), as on a
+#            cluster's InfiniBand
 #   virt     per MPI: tandem model calibrate on the 2 hosts, then tandem bench
 #            virt (TinyMPI's stencil as V = 1, 2, 4, 8 virtual ranks per core
 #            against MPI processes, with the model's prediction; issue 36),
@@ -94,9 +96,10 @@ done
     exit 1
 }
 # NAME ESTIMATE_S MPIS ARGS...: one benchmark on the MPIs of MPIS that run
-# here, across the hosts only, if its estimate fits what is left
+# here, across the hosts only, if its estimate fits what is left; its
+# results in OUT/NAME, or OUT/$AS where AS is set
 bench() {
-    local name=$1 estimate=$2 wanted=$3 mpi_arg=() runs=()
+    local name=$1 estimate=$2 wanted=$3 mpi_arg=() runs=() out=${AS:-$1}
     shift 3
     local left=$((BUDGET - SECONDS))
     for mpi in $wanted; do
@@ -115,7 +118,7 @@ bench() {
     log "-- $name ($(date -u +%T), ${left} s left): tandem bench $name ${mpi_arg[*]} $*"
     local start=$SECONDS status=0
     timeout "$left" "${TANDEM[@]}" bench "$name" "${mpi_arg[@]}" --transports hosts --hosts 2 \
-        --link "$LINK" --rounds "$ROUNDS" --timeout "$LAUNCH_TIMEOUT" --out "$OUT/$name" "$@" \
+        --link "$LINK" --rounds "$ROUNDS" --timeout "$LAUNCH_TIMEOUT" --out "$OUT/$out" "$@" \
         >>"$LOG" 2>&1 || status=$?
     log "   $name: exit $status after $((SECONDS - start)) s"
     pack_results
@@ -177,7 +180,8 @@ for name in $ONLY; do
     heat) bench heat 90 mpich "${HEAT[@]}" ;;
     rma) bench rma 180 "mpich openmpi" "${RMA[@]}" ;;
     overlap) bench overlap 120 "mpich openmpi" "${OVERLAP[@]}" ;;
-    *) log "-- $name: not a benchmark of this script (smb heat rma overlap virt)" ;;
+    overlap-ucx) AS=overlap-ucx bench overlap 60 openmpi "${OVERLAP[@]}" -e OMPI_MCA_pml=ucx ;;
+    *) log "-- $name: not a benchmark of this script (smb heat rma overlap overlap-ucx virt)" ;;
     esac
 done
 "${TANDEM[@]}" hosts >>"$LOG" 2>&1
