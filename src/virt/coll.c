@@ -45,6 +45,8 @@ struct tdm_virt_sched {
     int checked; /* reqs before this one are complete */
     void **scratch;
     int n_scratch, cap_scratch;
+    MPI_Datatype *types; /* made for the schedule, freed with it */
+    int n_types, cap_types;
     int err;                     /* the first error */
     tdm_virt_request *req;       /* nonblocking: the request the program holds */
     struct tdm_virt_sched *link; /* in the rank's list of those in flight */
@@ -57,6 +59,9 @@ static void sched_free(tdm_virt_sched *s)
     for (int i = 0; i < s->n_scratch; i++)
         free(s->scratch[i]);
     free(s->scratch);
+    for (int i = 0; i < s->n_types; i++)
+        PMPI_Type_free(&s->types[i]);
+    free(s->types);
     free(s->ops);
     free(s->reqs);
     free(s->world);
@@ -180,6 +185,37 @@ static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
     }
     s->scratch[s->n_scratch++] = mem;
     return mem - true_lb;
+}
+
+/* The blocks of ranks first .. first + n - 1 of a v collective's buffer
+   (counts[r] x type at displs[r] extents) as one datatype of the
+   schedule's; MPI_DATATYPE_NULL without memory (the schedule's error
+   set). */
+static MPI_Datatype add_blocks(tdm_virt_sched *s, const int *counts, const int *displs, int first,
+                               int n, MPI_Datatype type)
+{
+    if (s->err != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (s->n_types == s->cap_types) {
+        int cap = s->cap_types ? 2 * s->cap_types : 4;
+        MPI_Datatype *more = realloc(s->types, sizeof *more * (size_t)cap);
+        if (!more) {
+            s->err = MPI_ERR_NO_MEM;
+            return MPI_DATATYPE_NULL;
+        }
+        s->types = more;
+        s->cap_types = cap;
+    }
+    MPI_Datatype blocks;
+    int err = PMPI_Type_indexed(n, counts + first, displs + first, type, &blocks);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Type_commit(&blocks);
+    if (err != MPI_SUCCESS) {
+        s->err = err;
+        return MPI_DATATYPE_NULL;
+    }
+    s->types[s->n_types++] = blocks;
+    return blocks;
 }
 
 static MPI_Aint extent_of(MPI_Datatype type)
@@ -838,25 +874,31 @@ int tdm_virt_alltoall(tdm_virt_rank *self, tdm_virt_comm *comm, const void *send
 
 /* Every rank's block to every other directly (one round), its own copied
    unless sendbuf is MPI_IN_PLACE (then it is already in its place). */
+/* As build_allgather, each subtree's blocks one datatype of the schedule's
+   (add_blocks) wherever the displacements put them. */
 static void build_allgatherv(tdm_virt_sched *s, const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
                              const int *displs, MPI_Datatype recvtype)
 {
-    MPI_Aint extent = extent_of(recvtype);
-    int me = s->rank;
-    char *mine = (char *)recvbuf + (MPI_Aint)displs[me] * extent;
-    if (sendbuf == MPI_IN_PLACE) {
-        sendbuf = mine;
-        sendcount = recvcounts[me];
-        sendtype = recvtype;
-    } else {
-        add_copy(s, sendbuf, sendcount, sendtype, mine, recvcounts[me], recvtype);
+    int n = s->size, rel = s->rank, bound = tree_children_below(rel, n), children = 0;
+    if (sendbuf != MPI_IN_PLACE)
+        add_copy(s, sendbuf, sendcount, sendtype,
+                 (char *)recvbuf + (MPI_Aint)displs[rel] * extent_of(recvtype), recvcounts[rel],
+                 recvtype);
+    for (int m = 1; m < bound && rel + m < n; m <<= 1, children++) {
+        int blocks = m < n - rel - m ? m : n - rel - m;
+        add_recv(s, recvbuf, 1, add_blocks(s, recvcounts, displs, rel + m, blocks, recvtype),
+                 rel + m);
     }
-    for (int r = 0; r < s->size; r++)
-        if (r != me)
-            add_recv(s, (char *)recvbuf + (MPI_Aint)displs[r] * extent, recvcounts[r], recvtype, r);
-    for (int i = 1; i < s->size; i++)
-        add_send(s, sendbuf, sendcount, sendtype, (me + i) % s->size);
+    if (children)
+        add_fence(s);
+    if (rel) {
+        int blocks = bound < n - rel ? bound : n - rel;
+        add_send(s, recvbuf, 1, add_blocks(s, recvcounts, displs, rel, blocks, recvtype),
+                 tree_parent(rel));
+        add_fence(s);
+    }
+    build_bcast(s, recvbuf, 1, add_blocks(s, recvcounts, displs, 0, n, recvtype), 0);
 }
 
 /* Inclusive scan along the ranks: rank r gets r0 op ... op rr from r - 1's

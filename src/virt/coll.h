@@ -2,8 +2,8 @@
  * Collectives among the virtual ranks, as point-to-point messages on the
  * communicator's collective context (context + 1), each collective's with a
  * tag of its own (the communicator's count of collectives so far): binomial
- * trees for the barrier, broadcast, reductions, gather, scatter and
- * allgather, linear algorithms for the others, built as schedules of rounds
+ * trees for the barrier, broadcast, reductions, gather, scatter, allgather
+ * and allgatherv, linear algorithms for the others, built as schedules of rounds
  * (virt/coll.c). Each function returns an MPI error code. With 'out' NULL it
  * is the blocking collective; otherwise the nonblocking one, started, its
  * request (kind TDM_VIRT_COLL) in *out, moved on by tdm_virt_coll_progress.

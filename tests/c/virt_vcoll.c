@@ -153,6 +153,33 @@ static void run(int rank, int size, int nb, MPI_Op affine_op)
     snprintf(what, sizeof what, "in place%s", nb ? " (nonblocking)" : "");
     print_all(rank, size, what, three, 3);
 
+    /* Allgatherv into blocks in the reverse order of the ranks, a gap of
+       one item after each (what each subtree sends is not contiguous). */
+    int *backward = malloc(sizeof(int) * (size_t)size);
+    int at = 0;
+    for (int r = size - 1; r >= 0; r--) {
+        backward[r] = at;
+        at += counts[r] + 1;
+    }
+    long *spread = malloc(sizeof(long) * (size_t)at);
+    for (int i = 0; i < at; i++)
+        spread[i] = -7;
+    if (nb) {
+        MPI_Iallgatherv(mine, rank + 1, MPI_LONG, spread, counts, backward, MPI_LONG,
+                        MPI_COMM_WORLD, &reqs[0]);
+        MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    } else {
+        MPI_Allgatherv(mine, rank + 1, MPI_LONG, spread, counts, backward, MPI_LONG,
+                       MPI_COMM_WORLD);
+    }
+    digest = 0;
+    for (int i = 0; i < at; i++)
+        digest = digest * 31 % 1000003 + spread[i];
+    snprintf(what, sizeof what, "%sallgatherv backward with gaps", form);
+    print_all(rank, size, what, &digest, 1);
+    free(spread);
+    free(backward);
+
     free(counts);
     free(displs);
     free(mine);
