@@ -91,20 +91,30 @@ static tdm_virt_sched *sched_new(tdm_virt_comm *comm, const char *call)
     return s;
 }
 
+/* 'items' (count used of *cap, each 'size' bytes) with room for one
+   more, doubled from 'first' items when full; NULL without memory, the
+   items left as they were. */
+static void *room(void *items, int count, int *cap, size_t size, int first)
+{
+    if (count < *cap)
+        return items;
+    int more = *cap ? 2 * *cap : first;
+    void *grown = realloc(items, size * (size_t)more);
+    if (grown)
+        *cap = more;
+    return grown;
+}
+
 static step *add(tdm_virt_sched *s, op_kind kind)
 {
     if (s->err != MPI_SUCCESS)
         return NULL;
-    if (s->n_ops == s->cap_ops) {
-        int cap = s->cap_ops ? 2 * s->cap_ops : 16;
-        step *ops = realloc(s->ops, sizeof *ops * (size_t)cap);
-        if (!ops) {
-            s->err = MPI_ERR_NO_MEM;
-            return NULL;
-        }
-        s->ops = ops;
-        s->cap_ops = cap;
+    step *ops = room(s->ops, s->n_ops, &s->cap_ops, sizeof *ops, 16);
+    if (!ops) {
+        s->err = MPI_ERR_NO_MEM;
+        return NULL;
     }
+    s->ops = ops;
     step *o = &s->ops[s->n_ops++];
     memset(o, 0, sizeof *o);
     o->kind = kind;
@@ -164,16 +174,12 @@ static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
 {
     if (s->err != MPI_SUCCESS)
         return NULL;
-    if (s->n_scratch == s->cap_scratch) {
-        int cap = s->cap_scratch ? 2 * s->cap_scratch : 8;
-        void **more = realloc(s->scratch, sizeof *more * (size_t)cap);
-        if (!more) {
-            s->err = MPI_ERR_NO_MEM;
-            return NULL;
-        }
-        s->scratch = more;
-        s->cap_scratch = cap;
+    void **scratch = room(s->scratch, s->n_scratch, &s->cap_scratch, sizeof *scratch, 8);
+    if (!scratch) {
+        s->err = MPI_ERR_NO_MEM;
+        return NULL;
     }
+    s->scratch = scratch;
     MPI_Aint lb, extent, true_lb, true_extent;
     PMPI_Type_get_extent(type, &lb, &extent);
     PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
@@ -196,16 +202,12 @@ static MPI_Datatype add_blocks(tdm_virt_sched *s, const int *counts, const int *
 {
     if (s->err != MPI_SUCCESS)
         return MPI_DATATYPE_NULL;
-    if (s->n_types == s->cap_types) {
-        int cap = s->cap_types ? 2 * s->cap_types : 4;
-        MPI_Datatype *more = realloc(s->types, sizeof *more * (size_t)cap);
-        if (!more) {
-            s->err = MPI_ERR_NO_MEM;
-            return MPI_DATATYPE_NULL;
-        }
-        s->types = more;
-        s->cap_types = cap;
+    MPI_Datatype *types = room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
+    if (!types) {
+        s->err = MPI_ERR_NO_MEM;
+        return MPI_DATATYPE_NULL;
     }
+    s->types = types;
     MPI_Datatype blocks;
     int err = PMPI_Type_indexed(n, counts + first, displs + first, type, &blocks);
     if (err == MPI_SUCCESS)
@@ -262,14 +264,10 @@ static int local_copy(const void *src, int src_count, MPI_Datatype src_type, voi
 
 static int push_request(tdm_virt_sched *s, tdm_virt_request *req)
 {
-    if (s->n_reqs == s->cap_reqs) {
-        int cap = s->cap_reqs ? 2 * s->cap_reqs : 8;
-        tdm_virt_request **more = realloc(s->reqs, sizeof *more * (size_t)cap);
-        if (!more)
-            return MPI_ERR_NO_MEM;
-        s->reqs = more;
-        s->cap_reqs = cap;
-    }
+    tdm_virt_request **reqs = room(s->reqs, s->n_reqs, &s->cap_reqs, sizeof *reqs, 8);
+    if (!reqs)
+        return MPI_ERR_NO_MEM;
+    s->reqs = reqs;
     s->reqs[s->n_reqs++] = req;
     return MPI_SUCCESS;
 }
