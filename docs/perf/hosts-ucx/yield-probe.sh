@@ -1,3 +1,9 @@
+# Open MPI on UCX (and MPICH) across 2 simulated hosts sharing the 2-core
+# machine's CPUs, 1 MiB irecv_send and isend_recv, 5 trials, two passes:
+# the transfer alone and the share hidden, under proxy with a yielding
+# thread pinned where auto puts it (the other host's rank's CPU), unpinned,
+# beside its own rank (share), sleeping, and drive. As root, from the
+# repository:  bash docs/perf/hosts-ucx/yield-probe.sh > docs/perf/hosts-ucx/yield-probe.txt
 run() { # label mpi args...
   local label=$1 mpi=$2; shift 2
   local pml=(); [ $mpi = openmpi ] && pml=(-e OMPI_MCA_pml=ucx)
@@ -15,6 +21,7 @@ for mpi in openmpi mpich; do
 run "$mpi native" $mpi --no-tandem
 run "$mpi proxy-yield" $mpi --progress proxy -e TANDEM_POLL=yield
 run "$mpi proxy-yield-unpinned" $mpi --progress proxy -e TANDEM_POLL=yield -e TANDEM_PROGRESS_CPUS=none
+run "$mpi proxy-yield-beside-own-rank" $mpi --progress proxy -e TANDEM_POLL=yield -e TANDEM_PROGRESS_CPUS=share
 run "$mpi proxy-sleep" $mpi --progress proxy -e TANDEM_POLL=sleep
 run "$mpi drive-yield" $mpi --progress drive -e TANDEM_POLL=yield
 done; done
