@@ -6,17 +6,7 @@
 #include <string.h>
 
 #if defined(OPEN_MPI)
-/* An mca_base_component_t of Open MPI 4.1: the type name at byte 40, the
-   component's name at 84 (as src/impl/openmpi.c reads it). */
-extern char mca_pml_base_selected_component[] __attribute__((weak));
-
-static const char *pml_selected(void)
-{
-    const char *component = mca_pml_base_selected_component;
-    if (!component || strncmp(component + 40, "pml", 4) != 0 || !memchr(component + 84, 0, 64))
-        return NULL;
-    return component + 84;
-}
+#include "impl/ompi_pml.h"
 #endif
 
 int main(int argc, char **argv)
@@ -45,8 +35,8 @@ int main(int argc, char **argv)
     printf("thread level granted: %s%s\n", level,
            provided == MPI_THREAD_MULTIPLE ? "" : " (Tandem runs in pass-through mode)");
 #if defined(OPEN_MPI)
-    if (pml_selected())
-        printf("point-to-point component: %s\n", pml_selected());
+    if (tdm_ompi_pml_selected())
+        printf("point-to-point component: %s\n", tdm_ompi_pml_selected());
 #endif
     MPI_Finalize();
     return 0;

@@ -8,6 +8,7 @@
 #include "core/runtime.h"
 #include "impl/check.h"
 #include "impl/impl.h"
+#include "impl/ompi_pml.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,27 +26,14 @@ const char *tdm_impl_family(void)
     return "Open MPI";
 }
 
-/* The point-to-point component Open MPI selected at MPI_Init, from its
-   mca_pml_base_selected_component (an mca_base_component_t of Open MPI 4.1:
-   the type name at byte 40, the component's name at 84), or "" where that
-   is not what it holds. */
-extern char mca_pml_base_selected_component[] __attribute__((weak));
-
-static const char *pml_selected(void)
-{
-    const char *component = mca_pml_base_selected_component;
-    if (!component || strncmp(component + 40, "pml", 4) != 0 || !memchr(component + 84, 0, 64))
-        return "";
-    return component + 84;
-}
-
 /* The windows the progress processes make are MPI_Win_create ones. On UCX
    (pml ucx: a cluster's InfiniBand, or OMPI_MCA_pml=ucx) they are osc/ucx's,
    as the program's own windows across hosts; on Open MPI's other transports
    they are osc/rdma's, with its wrong results (docs/ONESIDED.md). */
 const char *tdm_impl_windows_unserved(void)
 {
-    if (strcmp(pml_selected(), "ucx") == 0)
+    const char *pml = tdm_ompi_pml_selected();
+    if (pml && strcmp(pml, "ucx") == 0)
         return NULL;
     return "MPI_Win_allocate: Open MPI's own window, not the progress processes': on one host it "
            "completes operations without the target's calls already (osc sm), and off UCX "
