@@ -29,6 +29,8 @@
 # DEVICE_LINK (default 10gbit): each host's link rate.
 # DEVICE_MPIS (default "mpich openmpi"), DEVICE_ROUNDS (default 3),
 # DEVICE_LAUNCH_TIMEOUT (default 15 s: a launch killed, its output kept).
+# DEVICE_BENCH_ARGS: more arguments for every tandem bench (an A/B of a
+# setting across two calls: DEVICE_BENCH_ARGS="-e UCX_USE_MT_MUTEX=n").
 # DEVICE_ARCHIVE=PATH: after each benchmark, everything in OUT so far packed
 # into this one .tar.gz (the device tool brings back at most 8 files).
 # DEVICE_QUICK=1: tiny sizes, one round (tools/device-pack --check).
@@ -119,6 +121,7 @@ bench() {
     local start=$SECONDS status=0
     timeout "$left" "${TANDEM[@]}" bench "$name" "${mpi_arg[@]}" --transports hosts --hosts 2 \
         --link "$LINK" --rounds "$ROUNDS" --timeout "$LAUNCH_TIMEOUT" --out "$OUT/$out" "$@" \
+        ${DEVICE_BENCH_ARGS:-} \
         >>"$LOG" 2>&1 || status=$?
     log "   $name: exit $status after $((SECONDS - start)) s"
     pack_results
