@@ -43,6 +43,9 @@ static int app_thread_level = MPI_THREAD_SINGLE;
 
 /* What TANDEM_PROGRESS=auto chose and why (empty where it was set). */
 static char auto_reason[160];
+/* What Tandem set in the environment for the MPI library, or NULL
+   (tdm_impl_before_threaded_init). */
+static const char *library_settings;
 
 /* Why the waits sleep without a progress thread (empty where they do not). */
 static char nap_reason[200];
@@ -76,6 +79,9 @@ static void print_configuration(int lang, int granted)
                  tdm_active ? "active" : "pass-through");
     if (auto_reason[0])
         tdm_log_info("TANDEM_PROGRESS=auto: %s", auto_reason);
+    if (library_settings)
+        tdm_log_info("for the MPI library beside Tandem's thread: %s (set it to override)",
+                     library_settings);
     if (lang == TDM_LANG_F08)
         tdm_log_info("MPI initialised through the mpi_f08 module: its calls go through Tandem's "
                      "mpi_f08 entry points");
@@ -280,6 +286,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
         if (rc == MPI_SUCCESS && provided)
             *provided = granted;
     } else {
+        library_settings = tdm_impl_before_threaded_init();
         rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &granted);
         tandem_chose_level = 1;
         app_thread_level =

@@ -89,6 +89,11 @@ int tdm_impl_launch_shape(int *world, int *local)
     return -1;
 }
 
+const char *tdm_impl_before_threaded_init(void)
+{
+    return NULL;
+}
+
 int tdm_impl_node_uses_shm(void)
 {
     return 1; /* as MPI libraries do unless told otherwise */

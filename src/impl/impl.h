@@ -57,6 +57,14 @@ int tdm_impl_f_is_statuses_ignore(const MPI_Fint *address);
 int tdm_impl_f_is_unweighted(const MPI_Fint *address);
 int tdm_impl_f_is_weights_empty(const MPI_Fint *address);
 
+/* Called just before Tandem asks the MPI library for MPI_THREAD_MULTIPLE
+   so that a thread of its own calls the library beside the application's
+   (a progress thread, or a progress process's threads): the library's
+   settings that such a second thread needs, set in the environment where
+   the user has not set them. Returns what it set ("NAME=VALUE", said under
+   TANDEM_VERBOSE=1), or NULL. */
+const char *tdm_impl_before_threaded_init(void);
+
 /* MPI_Waitall as this MPI library does it correctly under
    MPI_THREAD_MULTIPLE (the level Tandem asks for on the application's
    behalf). */

@@ -135,6 +135,13 @@ int tdm_impl_launch_shape(int *world, int *local)
 }
 
 /* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
+const char *tdm_impl_before_threaded_init(void)
+{
+    /* ch4:ucx makes its UCX workers UCS_THREAD_MODE_SERIALIZED behind
+       MPICH's own lock (impl/ucx_exit.c): UCX's locks are not taken. */
+    return NULL;
+}
+
 int tdm_impl_node_uses_shm(void)
 {
     char unused[8];

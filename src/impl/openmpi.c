@@ -146,6 +146,22 @@ int tdm_impl_launch_shape(int *world, int *local)
 }
 
 /* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */
+/* Under MPI_THREAD_MULTIPLE, Open MPI's pml/ucx and osc/ucx make their UCX
+   workers UCS_THREAD_MODE_MULTI, and UCX guards each with a spinlock unless
+   UCX_USE_MT_MUTEX says otherwise. With Tandem's thread polling beside the
+   application's, a 1 MiB MPI_Get across two hosts (osc/ucx, TCP, 10 Gbit/s)
+   then took 8 or 16 ms instead of 0.9-1.3 now and then, in every poll
+   policy and placement of the thread (on 2 cores, and on the 16-core
+   machine, where a host's ranks had CPUs to spare); with the mutex, 0.9-1.4
+   ms (docs/PERFORMANCE.md, "UCX's lock"). */
+const char *tdm_impl_before_threaded_init(void)
+{
+    if (getenv("UCX_USE_MT_MUTEX"))
+        return NULL;
+    setenv("UCX_USE_MT_MUTEX", "y", 1);
+    return "UCX_USE_MT_MUTEX=y";
+}
+
 int tdm_impl_node_uses_shm(void)
 {
     char btl[512] = "";

@@ -145,6 +145,27 @@ def test_verbose_prints_the_effective_configuration_on_rank_0(build):
     assert "tandem[1]" not in result.stderr
 
 
+def test_ucx_workers_get_a_mutex_beside_tandems_thread_unless_the_user_chose(build):
+    """Open MPI's UCX workers under MPI_THREAD_MULTIPLE: Tandem asks UCX for
+    a mutex instead of its spinlock where its own thread calls the library
+    (a 1 MiB get across hosts took 8-16 ms instead of about 1 with the
+    spinlock, docs/PERFORMANCE.md "UCX's lock"), says so under
+    TANDEM_VERBOSE=1, and leaves a value the user set; with no thread of
+    Tandem's, and on MPICH (serialized workers), it sets nothing."""
+    program = program_path(build, "test_init_thread")
+    said = "for the MPI library beside Tandem's thread: UCX_USE_MT_MUTEX=y"
+    verbose = {"TANDEM_VERBOSE": "1"}
+    driven = launch(build, 2, [program], env={**verbose, "TANDEM_PROGRESS": "drive"})
+    chosen = launch(
+        build, 2, [program], env={**verbose, "TANDEM_PROGRESS": "drive", "UCX_USE_MT_MUTEX": "n"}
+    )
+    off = launch(build, 2, [program], env={**verbose, "TANDEM_PROGRESS": "off"})
+    for result in (driven, chosen, off):
+        assert result.returncode == 0, result.stderr
+    assert (said in driven.stderr) == (build.family == "Open MPI"), driven.stderr
+    assert "UCX_USE_MT_MUTEX" not in chosen.stderr + off.stderr
+
+
 def test_disable_passes_every_call_through(build):
     program = program_path(build, "test_p2p_nonblocking")
     traced = launch(build, 2, [program], env={"TANDEM_TRACE": "1"})
