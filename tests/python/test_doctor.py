@@ -52,6 +52,7 @@ def test_doctor_says_that_progress_processes_serve_open_mpi_on_ucx():
     assert result.returncode == 0, result.stderr
     served = "they serve MPI_Win_allocate windows (Open MPI on UCX: osc/ucx)"
     assert f"one-sided, progress processes (--ghosts): {served}" in result.stdout
+    assert "--ghosts 1 for one-sided targets that compute" in result.stdout
 
 
 def test_doctor_names_sockets_between_node_mates_and_spare_cores(build):
