@@ -134,7 +134,6 @@ int tdm_impl_launch_shape(int *world, int *local)
     return tdm_impl_env_shape("PMI_SIZE", "MPI_LOCALNRANKS", world, local);
 }
 
-/* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
 const char *tdm_impl_before_threaded_init(void)
 {
     /* ch4:ucx makes its UCX workers UCS_THREAD_MODE_SERIALIZED behind
@@ -142,6 +141,7 @@ const char *tdm_impl_before_threaded_init(void)
     return NULL;
 }
 
+/* MPIR_CVAR_NOLOCAL=1 sends to node mates through the network module. */
 int tdm_impl_node_uses_shm(void)
 {
     char unused[8];

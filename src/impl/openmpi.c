@@ -145,14 +145,13 @@ int tdm_impl_launch_shape(int *world, int *local)
     return tdm_impl_env_shape("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", world, local);
 }
 
-/* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */
 /* Under MPI_THREAD_MULTIPLE, Open MPI's pml/ucx and osc/ucx make their UCX
    workers UCS_THREAD_MODE_MULTI, and UCX guards each with a spinlock unless
    UCX_USE_MT_MUTEX says otherwise. With Tandem's thread polling beside the
    application's, a 1 MiB MPI_Get across two hosts (osc/ucx, TCP, 10 Gbit/s)
    then took 8 or 16 ms instead of 0.9-1.3 now and then, in every poll
    policy and placement of the thread (on 2 cores, and on the 16-core
-   machine, where a host's ranks had CPUs to spare); with the mutex, 0.9-1.4
+   machine, where a host's ranks had CPUs to spare); with the mutex, 1.1-1.3
    ms (docs/PERFORMANCE.md, "UCX's lock"). */
 const char *tdm_impl_before_threaded_init(void)
 {
@@ -162,6 +161,7 @@ const char *tdm_impl_before_threaded_init(void)
     return "UCX_USE_MT_MUTEX=y";
 }
 
+/* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */
 int tdm_impl_node_uses_shm(void)
 {
     char btl[512] = "";
