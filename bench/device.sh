@@ -45,8 +45,13 @@
 # DEVICE_BIND=core: native and tandem-drive also run with the ranks bound to
 # a core each (Open MPI's --bind-to core, Hydra's -bind-to core), as
 # NAME-bound, where the progress thread is pinned to a spare CPU.
-# DEVICE_ONLY=coll, halo or coll,halo: those benchmarks alone, every round,
-# on DEVICE_COLL_RANKS and DEVICE_HALO_RANKS (space-separated counts).
+# DEVICE_ONLY=coll, halo, coll,halo or overlap,coll: those benchmarks alone,
+# every round, on DEVICE_OVERLAP_RANKS, DEVICE_COLL_RANKS and DEVICE_HALO_RANKS
+# (space-separated counts); DEVICE_COLL_SIZES (comma-separated bytes).
+# DEVICE_NATIVE_MULTIPLE=1: the program without Tandem runs again at
+# MPI_THREAD_MULTIPLE (OMPI_MPI_THREAD_LEVEL=3, MPIR_CVAR_DEFAULT_THREAD_LEVEL),
+# as native-multiple: what the thread level alone costs, beside Tandem's
+# thread, which needs it.
 # DEVICE_ONLY=rma: the truly passive target alone (bench/rma_passive.c, 2
 # ranks, every round): a get while the target waits in MPI_Barrier (pure) and
 # while it computes DEVICE_RMA_WORK seconds (default 0.5) without MPI calls
@@ -91,6 +96,7 @@ fi
 [ -n "${DEVICE_OVERLAP_SIZES:-}" ] && OVERLAP_SIZES=$DEVICE_OVERLAP_SIZES
 [ -n "${DEVICE_OVERLAP_RANKS:-}" ] && read -ra OVERLAP_RANKS <<<"$DEVICE_OVERLAP_RANKS"
 [ -n "${DEVICE_COLL_RANKS:-}" ] && read -ra COLL_RANKS <<<"$DEVICE_COLL_RANKS"
+[ -n "${DEVICE_COLL_SIZES:-}" ] && COLL_SIZES=$DEVICE_COLL_SIZES
 [ -n "${DEVICE_HALO_RANKS:-}" ] && read -ra HALO_RANKS <<<"$DEVICE_HALO_RANKS"
 RMA_SIZES=${DEVICE_RMA_SIZES:-65536,1048576,8388608}
 RMA_WORK=${DEVICE_RMA_WORK:-0.5}
@@ -108,6 +114,7 @@ BIND=${DEVICE_BIND:-}
 AUTO=${DEVICE_AUTO:-}
 ALSO=${DEVICE_ALSO:-}
 ALSO_NAME=${DEVICE_ALSO_NAME:-also}
+NATIVE_MULTIPLE=${DEVICE_NATIVE_MULTIPLE:-}
 VARIANTS=isend_recv,irecv_send,both
 COLLECTIVES=ibcast,iallreduce
 read -ra MPIS <<<"${DEVICE_MPIS:-openmpi mpich}"
@@ -502,6 +509,13 @@ base_configs() { # BENCH MPI TRANSPORT
     fi
     [ "$3" = tcp ] && shm_off=" TANDEM_COLL_SHM=0" # TCP stands for separate nodes
     echo "native||"
+    if [ -n "$NATIVE_MULTIPLE" ]; then
+        if [ "$2" = mpich ]; then
+            echo "native-multiple||MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_MULTIPLE"
+        else
+            echo "native-multiple||OMPI_MPI_THREAD_LEVEL=3"
+        fi
+    fi
     # Tandem loaded with no setting at all: what TANDEM_PROGRESS=auto decides
     [ -n "$AUTO" ] && echo "tandem-auto|tandem|"
     if [ "$1" = coll ]; then
@@ -603,10 +617,15 @@ while [ "$ONLY" = rma ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     done
     round=$((round + 1))
 done
-while [ "$ONLY" = overlap ] && [ "$round" -lt "$MAX_ROUNDS" ]; do
+while [[ $ONLY =~ ^(overlap|overlap,coll)$ ]] && [ "$round" -lt "$MAX_ROUNDS" ]; do
     for np in "${OVERLAP_RANKS[@]}"; do
         phase overlap "$np" $round || break 2
     done
+    if [ "$ONLY" = overlap,coll ]; then
+        for np in "${COLL_RANKS[@]}"; do
+            phase coll "$np" $round || break 2
+        done
+    fi
     round=$((round + 1))
 done
 while [[ $ONLY =~ ^(coll|halo|coll,halo)$ ]] && [ "$round" -lt "$MAX_ROUNDS" ]; do
