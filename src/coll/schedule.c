@@ -769,6 +769,24 @@ static int needs_no_thread(const tdm_schedule *s)
     return 1;
 }
 
+/* Whether the schedule moves small pieces: each of its messages is at most
+   TANDEM_EAGER_LIMIT bytes, or, where it has none (the shared-memory
+   slots), each of its copies. A waiter then drives it rather than watch the
+   progress thread do so (core/proxy.c, wait_any). */
+static int small(const tdm_schedule *s)
+{
+    long long message = -1, copy = 0;
+    for (int i = 0; i < s->nops; i++) {
+        const tdm_op *op = &s->ops[i];
+        long long bytes = tdm_coll_bytes(op->count, op->type);
+        if (op->kind == TDM_OP_SEND || op->kind == TDM_OP_RECV)
+            message = bytes > message ? bytes : message;
+        else if (op->kind == TDM_OP_COPY)
+            copy = bytes > copy ? bytes : copy;
+    }
+    return (message >= 0 ? message : copy) <= tdm_eager_limit;
+}
+
 /* Hold 'type' for 's' once. Returns 0, or -1 without memory. */
 static int hold_type(tdm_schedule *s, MPI_Datatype type)
 {
@@ -824,6 +842,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
         return rc;
     s->base.counted = 1;
     s->base.drive = tdm_coll_poll;
+    s->base.waiter_drives = small(s);
     if ((rc = tdm_proxy_start(&s->base, request)) != MPI_SUCCESS) {
         atomic_fetch_sub_explicit(&s->comm->in_flight, 1, memory_order_relaxed);
         return rc; /* the proxy, and with it the schedule, is freed */
@@ -847,6 +866,7 @@ int tdm_schedule_start(tdm_schedule *s, MPI_Request *request)
     }
     if (wake && rc != BLOCKED && needs_no_thread(s)) { /* before queueing: s may go at once */
         wake = 0;
+        s->base.waiter_drives = 1;
         tdm_progress_work_unwoken();
         atomic_fetch_add_explicit(&posted_unwoken, 1, memory_order_relaxed);
     }

@@ -346,9 +346,11 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     }
     nap_reason[0] = '\0';
     int host_cpus = disabled ? -1 : one_host_cpus();
-    if (tdm_active && tdm_progress_running)
-        tdm_lend_init(tdm_affinity_thread_has_core(tdm_progress_cpu()));
-    else if (tdm_active && waits_nap(host_cpus, nap_reason, sizeof nap_reason))
+    if (tdm_active && tdm_progress_running) {
+        int has_core = tdm_affinity_thread_has_core(tdm_progress_cpu());
+        tdm_lend_init(has_core);
+        tdm_proxy_watch_init(has_core);
+    } else if (tdm_active && waits_nap(host_cpus, nap_reason, sizeof nap_reason))
         tdm_nap_init();
     if (tdm_lend_scope()) /* a rank that lends its core may take another's thread */
         tdm_progress_share_node(!tdm_impl_node_uses_shm());
@@ -398,12 +400,14 @@ int tdm_hook_Finalize(int lang)
                      "%ld by a waiter, slices of %d us (0: the kernel's), "
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
                      "offloaded, %ld collectives run (%ld finished in application calls, %ld "
-                     "posted without waking the thread, %ld through the shared-memory slots)",
+                     "posted without waking the thread, %ld through the shared-memory slots), "
+                     "%ld waits watched the thread",
                      tdm_progress_polls(), tdm_progress_serve_polls(), tdm_progress_socket_wakes(),
                      tdm_request_counted_total(), tdm_progress_moves(), tdm_progress_unstuck(),
                      tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
                      tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
-                     tdm_coll_finished_by_calls(), tdm_coll_unwoken(), tdm_coll_slot_uses());
+                     tdm_coll_finished_by_calls(), tdm_coll_unwoken(), tdm_coll_slot_uses(),
+                     tdm_proxy_watched());
     }
     /* Always: without it, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung
        here, and it costs nothing measurable (docs/PERFORMANCE.md, "MPICH's

@@ -44,6 +44,9 @@ struct tdm_proxy {
     void (*release)(tdm_proxy *proxy); /* optional: called just before it is freed */
     int (*drive)(void); /* optional: moves it on the calling thread (collective schedules);
                            a waiter calls it for a while before it sleeps */
+    int waiter_drives;  /* drive set, and a waiter drives it throughout even where waiters
+                           watch (tdm_proxy_watch_init): the thread was not woken for it, or
+                           its messages are small */
     tdm_proxy *next;    /* queue link of whoever owns it before it finishes */
 };
 
@@ -91,5 +94,13 @@ void tdm_proxy_wait(tdm_proxy *proxy);
 /* Sleep until one of the 'count' proxies (NULL entries are skipped) is
    finished. */
 void tdm_proxy_wait_any(tdm_proxy *const *proxies, int count);
+
+/* Whether waiters watch their proxies rather than drive them: the progress
+   thread polls on a CPU of its own and every rank of the node has one too
+   (see wait_any in proxy.c). In MPI_Init, once the thread runs. */
+void tdm_proxy_watch_init(int thread_has_own_cpu);
+
+/* Number of waits that watched so far (TANDEM_VERBOSE=2). */
+long tdm_proxy_watched(void);
 
 #endif

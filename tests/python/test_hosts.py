@@ -256,6 +256,49 @@ def test_tandems_collectives_take_the_slots_within_a_host_and_tcp_across(
         assert all(n < 1 << 20 for n in sent.values()), sent
 
 
+@pytest.mark.parametrize(
+    ("program", "poll", "watch"),
+    [
+        ("test_coll_nonblocking", "yield", True),
+        ("test_p2p_nonblocking", "yield", False),
+        ("small", "yield", False),
+        ("test_coll_nonblocking", "sleep", False),
+    ],
+)
+def test_waits_watch_a_thread_that_has_a_cpu_of_its_own(
+    build, simulated_hosts, program, poll, watch
+):
+    """One rank on each host of 2 CPUs: its progress thread, polling without
+    pause, has a CPU of its own, so a wait for a collective leaves the MPI
+    library to the thread and watches for the end (core/proxy.c); every
+    result stays right. A wait for a proxied point-to-point operation sleeps
+    at once, as before; a collective of small messages (128 KiB in rounds of
+    64 KiB messages: a scatter and a ring allgather, a ring allreduce) is
+    driven by its waiter, as before, and so is every collective under a
+    thread that sleeps between its polls. The verbose report counts the
+    waits that watched."""
+    env = {
+        "TANDEM_PROGRESS": "proxy",
+        "TANDEM_POLL": poll,
+        "TANDEM_COLL": "tandem",
+        "TANDEM_COLL_SHM": "0",
+        "TANDEM_VERBOSE": "2",
+    }
+    if program == "small":
+        command = [str(build.directory / "tandem-bench-coll-overlap"), "ibcast,iallreduce"]
+        command += ["131072", "5"]
+        env["TANDEM_COLL_TUNING"] = str(ROOT / "tests" / "tuning" / "algs_A.tune")
+    else:
+        command = [program_path(build, program)]
+    result = launch_on_hosts(simulated_hosts, build, 2, command, env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    if program != "small":
+        assert result.stdout.endswith("== ok\n"), result.stdout
+    watched = [int(n) for n in re.findall(r"(\d+) waits watched the thread", result.stderr)]
+    assert len(watched) == 2, result.stderr
+    assert all(n > 0 for n in watched) if watch else watched == [0, 0], watched
+
+
 def without_ucx_noise(output: str) -> str:
     """The output but UCX's lines: UCX 1.13 over TCP says "error during
     flush: Endpoint timeout" as the processes of Open MPI on UCX disconnect
