@@ -778,10 +778,13 @@ static int small(const tdm_schedule *s)
     long long message = -1, copy = 0;
     for (int i = 0; i < s->nops; i++) {
         const tdm_op *op = &s->ops[i];
+        int is_message = op->kind == TDM_OP_SEND || op->kind == TDM_OP_RECV;
+        if (!is_message && op->kind != TDM_OP_COPY)
+            continue; /* flags, notes, reductions: no datatype of their own to size */
         long long bytes = tdm_coll_bytes(op->count, op->type);
-        if (op->kind == TDM_OP_SEND || op->kind == TDM_OP_RECV)
+        if (is_message)
             message = bytes > message ? bytes : message;
-        else if (op->kind == TDM_OP_COPY)
+        else
             copy = bytes > copy ? bytes : copy;
     }
     return (message >= 0 ? message : copy) <= tdm_eager_limit;
