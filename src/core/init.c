@@ -338,6 +338,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     PMPI_Comm_rank(tdm_world, &tdm_world_rank);
     tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
+    tdm_progress_windows_poll = tdm_impl_drive_windows;
     if (tdm_active && (rc = tdm_progress_start(tdm_proxy_poll)) != MPI_SUCCESS) {
         tdm_log_warn("cannot set up the progress engine (MPI error %d); Tandem runs in "
                      "pass-through mode",
@@ -401,13 +402,13 @@ int tdm_hook_Finalize(int lang)
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
                      "offloaded, %ld collectives run (%ld finished in application calls, %ld "
                      "posted without waking the thread, %ld through the shared-memory slots), "
-                     "%ld waits watched the thread",
+                     "%ld waits watched the thread, %ld polls ran the one-sided progress",
                      tdm_progress_polls(), tdm_progress_serve_polls(), tdm_progress_socket_wakes(),
                      tdm_request_counted_total(), tdm_progress_moves(), tdm_progress_unstuck(),
                      tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
                      tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
                      tdm_coll_finished_by_calls(), tdm_coll_unwoken(), tdm_coll_slot_uses(),
-                     tdm_proxy_watched());
+                     tdm_proxy_watched(), tdm_progress_window_polls());
     }
     /* Always: without it, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung
        here, and it costs nothing measurable (docs/PERFORMANCE.md, "MPICH's

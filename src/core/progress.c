@@ -608,6 +608,13 @@ long tdm_progress_unstuck(void)
 }
 
 int (*tdm_progress_extra_poll)(void);
+int (*tdm_progress_windows_poll)(void);
+static atomic_long window_polls; /* see tdm_progress_window_polls */
+
+long tdm_progress_window_polls(void)
+{
+    return atomic_load(&window_polls);
+}
 
 /* The event policy's longest wait for news from the sockets before it polls
    anyway: over shared memory, which has no socket, its timer alone moves the
@@ -622,6 +629,8 @@ static void drive_mpi(void *context)
     if (tdm_progress_extra_poll && tdm_progress_extra_poll() > 0)
         return; /* testing the schedules' requests drove the MPI library */
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)context, &flag, MPI_STATUS_IGNORE);
+    if (tdm_progress_windows_poll && serving() && tdm_progress_windows_poll())
+        atomic_fetch_add_explicit(&window_polls, 1, memory_order_relaxed);
 }
 
 /* The proxy strategy's test of the pending proxies (tdm_proxy_poll), given

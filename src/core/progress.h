@@ -120,6 +120,16 @@ void tdm_progress_wake(void);
    in MPI_Init before any work is counted. */
 extern int (*tdm_progress_extra_poll)(void);
 
+/* Run by the thread's probe of the MPI library while one-sided windows exist
+   (tdm_impl_drive_windows, set in MPI_Init): what else the library needs
+   called to move one-sided traffic; returns whether it did anything. NULL:
+   nothing. */
+extern int (*tdm_progress_windows_poll)(void);
+
+/* Number of the thread's probes after which tdm_progress_windows_poll did
+   something (for tests and TANDEM_VERBOSE=2). */
+long tdm_progress_window_polls(void);
+
 /* Work in flight that only that poll moves: the MPI library posts a
    schedule's next round only when Tandem starts it, even inside a blocking
    call. While it is nonzero the thread does not back off, and every MPI call

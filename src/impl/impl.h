@@ -65,6 +65,12 @@ int tdm_impl_f_is_weights_empty(const MPI_Fint *address);
    TANDEM_VERBOSE=1), or NULL. */
 const char *tdm_impl_before_threaded_init(void);
 
+/* The progress thread's poll while one-sided windows exist, after its
+   probe: whatever else this MPI library needs called to move one-sided
+   traffic. Returns 1 if it called something, 0 if nothing is needed.
+   Progress thread. */
+int tdm_impl_drive_windows(void);
+
 /* MPI_Waitall as this MPI library does it correctly under
    MPI_THREAD_MULTIPLE (the level Tandem asks for on the application's
    behalf). */

@@ -134,6 +134,11 @@ int tdm_impl_launch_shape(int *world, int *local)
     return tdm_impl_env_shape("PMI_SIZE", "MPI_LOCALNRANKS", world, local);
 }
 
+int tdm_impl_drive_windows(void)
+{
+    return 0; /* its probe moves one-sided traffic as all else */
+}
+
 const char *tdm_impl_before_threaded_init(void)
 {
     /* ch4:ucx makes its UCX workers UCS_THREAD_MODE_SERIALIZED behind

@@ -10,6 +10,8 @@
 #include "impl/impl.h"
 #include "impl/ompi_pml.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,32 @@ const char *tdm_impl_before_threaded_init(void)
         return NULL;
     setenv("UCX_USE_MT_MUTEX", "y", 1);
     return "UCX_USE_MT_MUTEX=y";
+}
+
+/* On UCX, MPI_Iprobe (the thread's probe) runs opal_progress, which moves
+   osc/ucx's workers and with them the one-sided traffic, only once in
+   opal_common_ucx_progress_iterations (100) calls, so a target's thread
+   served gets and puts a hundredth of its polls. While windows exist the
+   thread runs it on every poll. On 2 cores, 2 hosts, Open MPI on UCX, a
+   1 MiB get from a target that computes: see docs/PERFORMANCE.md, "Every
+   poll moves Open MPI's one-sided traffic". */
+static void (*opal_progress_fn)(void);
+static pthread_once_t opal_progress_once = PTHREAD_ONCE_INIT;
+
+static void find_opal_progress(void)
+{
+    const char *pml = tdm_ompi_pml_selected();
+    if (pml && strcmp(pml, "ucx") == 0)
+        *(void **)&opal_progress_fn = dlsym(RTLD_DEFAULT, "opal_progress");
+}
+
+int tdm_impl_drive_windows(void)
+{
+    pthread_once(&opal_progress_once, find_opal_progress);
+    if (!opal_progress_fn)
+        return 0;
+    opal_progress_fn();
+    return 1;
 }
 
 /* The btl selection: "self,tcp" includes only those; "^tcp" excludes. */

@@ -527,7 +527,10 @@ def test_open_mpi_serves_a_computing_target_across_hosts_with_tandem(simulated_h
     2 hosts x 2 ranks: a target that computes without MPI calls gets the
     origin's put, accumulate and fetch-and-op across the hosts with Tandem's
     progress thread (drive, and with no setting), and not without
-    Tandem (osc/ucx over TCP moves them only inside the target's calls)."""
+    Tandem (osc/ucx over TCP moves them only inside the target's calls).
+    While the windows exist the thread runs Open MPI's whole progress on
+    every poll (its MPI_Iprobe on UCX runs it once in 100 calls), which the
+    verbose report counts."""
     build = build_for("openmpi")
     passive = [program_path(build, "test_rma_passive_target"), "allocate"]
     ucx = {"OMPI_MCA_pml": "ucx"}
@@ -537,11 +540,16 @@ def test_open_mpi_serves_a_computing_target_across_hosts_with_tandem(simulated_h
     assert "FAILED" in native.stdout, native.stdout
     for progress in ("drive", None):
         env = {**ucx, "TANDEM_PROGRESS": progress} if progress else ucx
+        if progress:
+            env["TANDEM_VERBOSE"] = "2"
         result = launch_on_hosts(simulated_hosts, build, 4, passive, env, timeout=180)
         assert result.returncode == 0, (progress, result.stdout + result.stderr)
         output = without_ucx_noise(result.stdout)
         assert "FAILED" not in output and "the origin's put landed" in output
         assert output.endswith("== ok\n"), output
+        if progress:
+            polls = re.findall(r"(\d+) polls ran the one-sided progress", result.stderr)
+            assert len(polls) == 4 and sum(map(int, polls)) > 0, result.stderr
 
 
 @pytest.mark.parametrize("family", ["mpich", "openmpi"])
