@@ -1,22 +1,21 @@
 /*
  * Virtual ranks, measured from a plain MPI program (built with `tandem cc`,
  * or against the real MPI for comparison): the one-way time of an 8-byte
- * ping-pong between ranks 0 and 1, and the bandwidth of 4 MiB messages from
- * rank 0 to rank 1 against memcpy's in the same process. Best of several
+ * ping-pong between ranks 0 and 1, and the bandwidth of 4 MiB messages (or
+ * BYTES) from rank 0 to rank 1 against memcpy's in the same process. Best of several
  * runs; rank 0 prints one JSON object. Run with 2 ranks on one core
  * (tandem run --virtual 2) for the same-core numbers.
  *
- *   tandem-bench-virt-pingpong [ROUNDS [TRANSFERS]]
+ *   tandem-bench-virt-pingpong [ROUNDS [TRANSFERS [BYTES]]]
  *
- * TRANSFERS: the 4 MiB messages of each of the 5 bandwidth runs (default
- * 50; fewer over a slow link, as tandem model calibrate does).
+ * TRANSFERS: the messages of each of the 5 bandwidth runs (default 50;
+ * fewer over a slow link, as tandem model calibrate does); BYTES: their
+ * size (default 4 MiB).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define BIG (4 << 20)
 
 int main(int argc, char **argv)
 {
@@ -53,6 +52,14 @@ int main(int argc, char **argv)
         for (int run = 0; run < 5; run++)
             MPI_Barrier(MPI_COMM_WORLD);
 
+    long big = argc > 3 ? atol(argv[3]) : 4 << 20;
+    if (big < 1 || big > 1L << 30) {
+        if (rank == 0)
+            fprintf(stderr, "BYTES=%s is not valid: expected 1 to 1073741824\n", argv[3]);
+        MPI_Finalize();
+        return 1;
+    }
+    const int BIG = (int)big;
     char *out = malloc(BIG), *in = malloc(BIG);
     memset(out, 1, BIG);
     memset(in, 0, BIG);

@@ -6,11 +6,14 @@ built with `tandem cc` as one process of N virtual ranks; require both to exit
   virt_compare.py --build DIR --ranks N [--hosts H] [--cores C] REFERENCE VIRTUAL [ARGS]
   virt_compare.py --build DIR --ranks N --fails REGEX [--fails REGEX ...]
                   [--env NAME=VALUE ...] VIRTUAL [ARGS]
+  virt_compare.py --build DIR --ranks N --prints REGEX [...] VIRTUAL [ARGS]
 
 N = H x C x V: the virtual run has H processes (default 1) of C cores
 (TANDEM_VIRT_CORES) of N / (H C) ranks each (TANDEM_VIRT_RANKS). With --fails, only the virtual program runs: it
 must exit with a nonzero status and print a line matching each REGEX on
-stderr (a deadlock, a stack overflow, a bad setting).
+stderr (a deadlock, a stack overflow, a bad setting). With --prints, only
+the virtual program runs too: it must exit 0 and print a line matching each
+REGEX on stdout (what no run of the real MPI's shows alike).
 """
 
 from __future__ import annotations
@@ -61,6 +64,20 @@ def expect_failure(build, program, env, patterns, processes=1) -> int:
     return 0
 
 
+def expect_output(build, program, env, patterns, processes=1) -> int:
+    command, result = run(build, processes, program, env)
+    missing = [p for p in patterns if not re.search(p, result.stdout, re.MULTILINE)]
+    if result.returncode != 0 or missing:
+        print(f"exit status {result.returncode}: {' '.join(command)}")
+        print(result.stdout + result.stderr)
+        for pattern in missing:
+            print(f"no line on stdout matches {pattern!r}")
+        return 1
+    print(result.stdout, end="")
+    print(f"passed: the run ended well, printing {len(patterns)} expected things")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, type=Path)
@@ -68,6 +85,7 @@ def main() -> int:
     parser.add_argument("--cores", type=int, default=1)
     parser.add_argument("--hosts", type=int, default=1)
     parser.add_argument("--fails", action="append", default=[], metavar="REGEX")
+    parser.add_argument("--prints", action="append", default=[], metavar="REGEX")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("programs", nargs="+", help="REFERENCE VIRTUAL [ARGS], or VIRTUAL [ARGS]")
     args = parser.parse_args()
@@ -82,6 +100,8 @@ def main() -> int:
     env.update(sanitizer_settings(build))
     if args.fails:
         return expect_failure(build, args.programs, env, args.fails, args.hosts)
+    if args.prints:
+        return expect_output(build, args.programs, env, args.prints, args.hosts)
     if len(args.programs) < 2:
         parser.error("give the reference program and the virtual one")
     args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]

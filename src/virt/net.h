@@ -1,13 +1,18 @@
 /*
  * Messages between virtual ranks of different processes, over the real MPI
- * (PMPI_*): one message of the real MPI per message, on a communicator of
- * its own (a duplicate of the real MPI_COMM_WORLD), tag TDM_VIRT_NET_TAG,
- * its data after a header that names the destination rank (its index in
- * its process), the context, the source rank in the communicator and the
- * tag. The real MPI keeps the messages of one process to another in order,
- * and one poller at a time moves what arrived into the mailboxes, in order:
- * matching stays MPI's. The send completes once its data is copied out (the
- * real MPI's send then runs on, and the poller frees its buffer).
+ * (PMPI_*), on a communicator of their own (a duplicate of the real
+ * MPI_COMM_WORLD), tag TDM_VIRT_NET_TAG: a header that names the
+ * destination rank (its index in its process), the context, the source
+ * rank in the communicator and the tag. The real MPI keeps the messages of
+ * one process to another in order, and one poller at a time moves what
+ * arrived into the mailboxes, in order: matching stays MPI's. Up to 4 KiB
+ * the data follows the header in the same message, and the send completes
+ * once it is copied out (the real MPI's send then runs on, and the poller
+ * frees its buffer). A larger message's data is a message of its own on
+ * another duplicate, sent from the program's buffer: the poller holds it
+ * (MPI_Improbe) when its header arrives, and the receive that matches the
+ * header takes it with MPI_Imrecv into its own buffer; the send completes
+ * when the real MPI's does.
  *
  * tdm_virt_send routes a message to a rank of this process (virt/queue) or
  * of another one. A deadlock across processes is found by waves of the

@@ -22,6 +22,7 @@ struct tdm_virt_message {
     int send_contiguous;           /*   and whether its data is one block */
     tdm_virt_request *send;        /* rendezvous: the send to complete */
     void *arrived;                 /* from another process: the buffer that holds data */
+    void *remote;                  /* from another process, its data still there (net's) */
     struct tdm_virt_message *next; /* in the unexpected queue */
 };
 
@@ -35,7 +36,14 @@ typedef struct {
 } __attribute__((aligned(64))) tdm_virt_mailbox;
 
 static tdm_virt_mailbox *mailboxes;
+static int mailbox_count;
 static tdm_virt_progress progress;
+static tdm_virt_fetch fetch;
+
+void tdm_virt_queue_set_fetch(tdm_virt_fetch fn)
+{
+    fetch = fn;
+}
 
 void tdm_virt_queue_set_progress(tdm_virt_progress fn)
 {
@@ -79,6 +87,7 @@ int tdm_virt_queue_init(int ranks)
     if (!mailboxes)
         return MPI_ERR_NO_MEM;
     memset(mailboxes, 0, sizeof *mailboxes * (size_t)ranks);
+    mailbox_count = ranks;
     MPI_Datatype common[] = {MPI_BYTE,    MPI_CHAR,          MPI_INT,     MPI_UNSIGNED,
                              MPI_LONG,    MPI_LONG_LONG,     MPI_FLOAT,   MPI_DOUBLE,
                              MPI_SHORT,   MPI_UNSIGNED_LONG, MPI_INT64_T, MPI_UINT64_T,
@@ -99,6 +108,7 @@ void tdm_virt_queue_finish(void)
 {
     free(mailboxes);
     mailboxes = NULL;
+    mailbox_count = 0;
     for (int i = 0; i < MAX_CHUNKS && chunks[i]; i++) {
         free(chunks[i]);
         chunks[i] = NULL;
@@ -237,7 +247,7 @@ void tdm_virt_request_release(tdm_virt_rank *self, tdm_virt_request *req)
     box->free_requests = req;
 }
 
-static void complete(tdm_virt_request *req, int source, int tag, size_t bytes, int error)
+void tdm_virt_complete(tdm_virt_request *req, int source, int tag, size_t bytes, int error)
 {
     tdm_virt_rank *owner = req->owner;
     req->status_source = source;
@@ -364,8 +374,8 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
         tdm_virt_spin_unlock(&box->lock);
         size_t moved;
         int rerr = move(recv, (side){buf, count, type, bytes, contiguous}, bytes, &moved);
-        complete(recv, source, tag, moved, rerr);
-        complete(send, source, tag, bytes, MPI_SUCCESS);
+        tdm_virt_complete(recv, source, tag, moved, rerr);
+        tdm_virt_complete(send, source, tag, bytes, MPI_SUCCESS);
         *out = send;
         return MPI_SUCCESS;
     }
@@ -401,7 +411,7 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
     int probing = box->probing;
     tdm_virt_spin_unlock(&box->lock);
     if (eager)
-        complete(send, source, tag, bytes, MPI_SUCCESS);
+        tdm_virt_complete(send, source, tag, bytes, MPI_SUCCESS);
     if (probing)
         tdm_virt_wake(target);
     *out = send;
@@ -435,6 +445,13 @@ static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
 {
     size_t moved;
     int rerr;
+    if (msg->remote) { /* its data comes now, into the receive */
+        rerr = fetch(recv, msg->bytes, msg->source, msg->tag, msg->remote);
+        if (rerr != MPI_SUCCESS)
+            tdm_virt_complete(recv, msg->source, msg->tag, 0, rerr);
+        free(msg);
+        return;
+    }
     if (msg->data) {
         rerr = move(recv, (side){msg->data, (int)msg->bytes, MPI_BYTE, msg->bytes, 1}, msg->bytes,
                     &moved);
@@ -443,9 +460,9 @@ static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
                     (side){msg->send_buf, msg->send_count, msg->send_type, msg->bytes,
                            msg->send_contiguous},
                     msg->bytes, &moved);
-        complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
+        tdm_virt_complete(msg->send, msg->source, msg->tag, msg->bytes, MPI_SUCCESS);
     }
-    complete(recv, msg->source, msg->tag, moved, rerr);
+    tdm_virt_complete(recv, msg->source, msg->tag, moved, rerr);
     free(msg->arrived);
     free(msg);
 }
@@ -528,7 +545,7 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
         tdm_virt_spin_unlock(&box->lock);
         size_t moved;
         int rerr = move(recv, (side){data, (int)bytes, MPI_BYTE, bytes, 1}, bytes, &moved);
-        complete(recv, source, tag, moved, rerr);
+        tdm_virt_complete(recv, source, tag, moved, rerr);
         free(arrived);
         return MPI_SUCCESS;
     }
@@ -550,6 +567,64 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
     if (probing)
         tdm_virt_wake(target);
     return MPI_SUCCESS;
+}
+
+int tdm_virt_deliver_remote(tdm_virt_rank *target, int context, int source, int tag, size_t bytes,
+                            void *remote)
+{
+    tdm_virt_mailbox *box = &mailboxes[target->local];
+    tdm_virt_spin_lock(&box->lock);
+    tdm_virt_request *recv = take_posted(box, context, source, tag);
+    if (recv) {
+        tdm_virt_spin_unlock(&box->lock);
+        int err = fetch(recv, bytes, source, tag, remote);
+        if (err != MPI_SUCCESS)
+            tdm_virt_complete(recv, source, tag, 0, err);
+        return MPI_SUCCESS;
+    }
+    tdm_virt_message *msg = malloc(sizeof *msg);
+    if (!msg) {
+        tdm_virt_spin_unlock(&box->lock);
+        return MPI_ERR_NO_MEM;
+    }
+    *msg = (tdm_virt_message){
+        .context = context, .source = source, .tag = tag, .bytes = bytes, .remote = remote};
+    append_unexpected(box, msg);
+    int probing = box->probing;
+    tdm_virt_spin_unlock(&box->lock);
+    if (probing)
+        tdm_virt_wake(target);
+    return MPI_SUCCESS;
+}
+
+void tdm_virt_complete_packed(tdm_virt_request *recv, const void *data, size_t bytes, int source,
+                              int tag)
+{
+    size_t moved;
+    int err = move(recv, (side){data, (int)bytes, MPI_BYTE, bytes, 1}, bytes, &moved);
+    tdm_virt_complete(recv, source, tag, moved, err);
+}
+
+void tdm_virt_queue_drain(void (*drop)(void *remote, size_t bytes))
+{
+    for (int i = 0; i < mailbox_count; i++) {
+        tdm_virt_mailbox *box = &mailboxes[i];
+        tdm_virt_spin_lock(&box->lock);
+        tdm_virt_message **p = &box->unexpected, *last = NULL;
+        while (*p) {
+            tdm_virt_message *m = *p;
+            if (m->remote) {
+                *p = m->next;
+                drop(m->remote, m->bytes);
+                free(m);
+            } else {
+                last = m;
+                p = &m->next;
+            }
+        }
+        box->unexp_tail = last;
+        tdm_virt_spin_unlock(&box->lock);
+    }
 }
 
 int tdm_virt_probe(tdm_virt_rank *self, const char *call, int context, int source, int tag,
@@ -626,6 +701,6 @@ int tdm_virt_cancel(tdm_virt_rank *self, tdm_virt_request *req)
     if (!r)
         return 0;
     req->status_cancelled = 1;
-    complete(req, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
+    tdm_virt_complete(req, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, MPI_SUCCESS);
     return 1;
 }

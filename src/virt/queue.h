@@ -99,6 +99,35 @@ int tdm_virt_isend(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype
 int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
                      const void *data, size_t bytes);
 
+/* A message for 'target' from another process whose data is still there
+   (a rendezvous between processes, virt/net): 'bytes' of data, which the
+   receive that matches it asks the fetch function for ('remote': net's
+   handle of it). From any thread (the poller). Returns an MPI error code. */
+int tdm_virt_deliver_remote(tdm_virt_rank *target, int context, int source, int tag, size_t bytes,
+                            void *remote);
+
+/* How a receive gets the data of a message that tdm_virt_deliver_remote
+   queued: start moving it into the receive, which the fetcher completes
+   later (tdm_virt_complete, tdm_virt_complete_packed). Returns an MPI
+   error code (the receive then completes with it). */
+typedef int (*tdm_virt_fetch)(tdm_virt_request *recv, size_t bytes, int source, int tag,
+                              void *remote);
+void tdm_virt_queue_set_fetch(tdm_virt_fetch fetch);
+
+/* Complete a request: its status (the sender's rank, the tag, the bytes,
+   MPI_SUCCESS or an error), then wake its owner. Any thread. */
+void tdm_virt_complete(tdm_virt_request *req, int source, int tag, size_t bytes, int error);
+
+/* Complete a receive with 'bytes' of packed data at 'data', copied into it
+   (MPI_ERR_TRUNCATE in its status where they do not fit). Any thread. */
+void tdm_virt_complete_packed(tdm_virt_request *recv, const void *data, size_t bytes, int source,
+                              int tag);
+
+/* Take out every queued message of tdm_virt_deliver_remote's that no
+   receive matched, handing each to 'drop' ('remote', its bytes): once
+   every rank of the process has finished. */
+void tdm_virt_queue_drain(void (*drop)(void *remote, size_t bytes));
+
 /* Post a receive of 'self', its request as tdm_virt_isend's. Returns an MPI
    error code. */
 int tdm_virt_irecv(tdm_virt_rank *self, void *buf, int count, MPI_Datatype type, int context,

@@ -292,6 +292,69 @@ int main(int argc, char **argv)
     MPI_Request_free(&ss);
     results[n++] = synced;
 
+    /* Messages whose data waits with the sender until a receive matches
+       (between processes above 4 KiB): sizes about that limit, sent
+       before their receives are posted and received in the other order;
+       a freed send; a derived datatype on either side; a large message
+       truncated (on a communicator of its own, as above). */
+    enum { SIZES = 6 };
+    const int sizes[SIZES] = {4096, 4097, 8192, 65536, 65537, 300000};
+    MPI_Request sent[SIZES], kept;
+    for (int k = 0, at = 0; k < SIZES; at += sizes[k++]) {
+        for (int i = 0; i < sizes[k]; i++)
+            out[at + i] = (char)(i * 11 + k + rank);
+        MPI_Isend(out + at, sizes[k], MPI_CHAR, next, 50 + k, MPI_COMM_WORLD, &sent[k]);
+    }
+    char *freed_data = malloc(70000);
+    for (int i = 0; i < 70000; i++)
+        freed_data[i] = (char)(i * 13 + rank);
+    MPI_Isend(freed_data, 70000, MPI_CHAR, next, 49, MPI_COMM_WORLD, &kept);
+    MPI_Request_free(&kept);
+    long apart = 0;
+    for (int k = SIZES - 1; k >= 0; k--) {
+        memset(in, 0, (size_t)sizes[k]);
+        MPI_Recv(in, BIG, MPI_CHAR, prev, 50 + k, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_CHAR, &count);
+        apart = (apart * 7 + check(in, (size_t)sizes[k]) + (count == sizes[k])) % 1000003;
+    }
+    MPI_Waitall(SIZES, sent, MPI_STATUSES_IGNORE);
+    MPI_Recv(in, 70000, MPI_CHAR, prev, 49, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int freed_ok = 1;
+    for (int i = 0; i < 70000; i++)
+        freed_ok &= in[i] == (char)(i * 13 + prev);
+    results[n++] = apart * 10 + freed_ok;
+    MPI_Datatype pairs; /* the first int of every pair: 40000 of them */
+    MPI_Type_vector(40000, 1, 2, MPI_INT, &pairs);
+    MPI_Type_commit(&pairs);
+    int *spread = malloc(80000 * sizeof *spread), *packed = malloc(40000 * sizeof *packed);
+    for (int i = 0; i < 80000; i++)
+        spread[i] = i % 2 ? -1 : i / 2 + rank;
+    MPI_Sendrecv(spread, 1, pairs, next, 60, packed, 40000, MPI_INT, prev, 60, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    long typed = count == 40000;
+    for (int i = 0; i < 40000; i++)
+        typed += packed[i] != i + prev ? 10 : 0;
+    for (int i = 0; i < 80000; i++)
+        spread[i] = -2;
+    MPI_Sendrecv(packed, 40000, MPI_INT, next, 61, spread, 1, pairs, prev, 61, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    for (int i = 0; i < 80000; i++)
+        typed += spread[i] != (i % 2 ? -2 : i / 2 + (prev + size - 1) % size) ? 100 : 0;
+    MPI_Type_free(&pairs);
+    free(spread);
+    free(packed);
+    MPI_Comm cut;
+    MPI_Comm_dup(MPI_COMM_WORLD, &cut);
+    MPI_Comm_set_errhandler(cut, MPI_ERRORS_RETURN);
+    MPI_Isend(out, 200000, MPI_CHAR, next, 62, cut, &r);
+    err = MPI_Recv(in, 100000, MPI_CHAR, prev, 62, cut, &st);
+    MPI_Error_class(err, &cls);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&cut);
+    results[n++] = typed * 10 + (cls == MPI_ERR_TRUNCATE);
+    MPI_Barrier(MPI_COMM_WORLD); /* the freed send's data read: its buffer may go */
+    free(freed_data);
+
     /* Gather every rank's results on rank 0, which prints them. */
     long *all = rank == 0 ? malloc(sizeof(long) * 32 * (size_t)size) : NULL;
     MPI_Gather(results, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
