@@ -9,6 +9,7 @@
 #define TMPI_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,10 @@ TMPI_EXPORT int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **
    is the address of its symbol 'anchor_name'. One core per process. */
 TMPI_EXPORT void TMPI_Set_private(const char *const *names, const void *anchor,
                                   const char *anchor_name);
+/* Before TMPI_Run, with TMPI_Set_private: the program built as a shared
+   object ('bytes' at 'image'), of which each rank runs a copy of its own
+   when a process has more than one core. */
+TMPI_EXPORT void TMPI_Set_program_copy(const void *image, size_t bytes);
 /* An exit handler registered (__cxa_atexit) while a virtual rank of a
    privatized program runs: kept, and run at the end of TMPI_Run with that
    rank's copies in place, last registered first; returns 1. Else 0: the

@@ -194,6 +194,34 @@ void TMPI_Set_private(const char *const *names, const void *anchor, const char *
     private_anchor_name = anchor_name;
 }
 
+/* TMPI_Set_program_copy: the program as a shared object, or NULL; and with
+   more than one core, each rank's loaded copy of it */
+static const void *program_image;
+static size_t program_image_bytes;
+static tdm_virt_copy *program_copies;
+
+void TMPI_Set_program_copy(const void *image, size_t bytes)
+{
+    program_image = image;
+    program_image_bytes = bytes;
+}
+
+/* A rank's own copy of the program: its entry, as the process's main
+   would run it (src/virt/main.c). */
+static int run_copy(const tdm_virt_copy *copy, int argc, char **argv)
+{
+    if (copy->kind == TDM_VIRT_ENTRY_VOID)
+        return ((int (*)(void))copy->entry)();
+    if (copy->kind == TDM_VIRT_ENTRY_MAIN)
+        return ((int (*)(int, char **))copy->entry)(argc, argv);
+    int provided, code;
+    if ((code = TMPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided)) != MPI_SUCCESS)
+        return code;
+    code = ((int (*)(int, char **))copy->entry)(argc, argv);
+    TMPI_Finalize();
+    return code;
+}
+
 static char **program_argv;
 
 static int rank_main(tdm_virt_rank *rank)
@@ -204,9 +232,9 @@ static int rank_main(tdm_virt_rank *rank)
     if (!argv)
         return 1;
     memcpy(argv, program_argv, sizeof *argv * (size_t)program_argc);
-    int code = program_main(program_argc, argv);
+    int code = program_copies ? run_copy(&program_copies[rank->local], program_argc, argv)
+                              : program_main(program_argc, argv);
     free(argv);
-    (void)rank;
     return code;
 }
 
@@ -361,19 +389,38 @@ static void run_exit_handlers(void)
 }
 
 /* The privatized variables of TMPI_Set_private, a copy for each of 'count'
-   ranks; 0, or -1 after saying why (host 0 says it). */
+   ranks: on one core swapped in turn, on more a copy of the program per
+   rank; 0, or -1 after saying why (host 0 says it). */
 static int privatize(int count, int cores, int host)
 {
-    char why[256];
-    if (cores > 1) {
+    char why[512];
+    if (cores > 1 && !program_image) {
         if (host == 0)
             fprintf(stderr,
-                    "tandem virt: error: the program was built with `tandem cc --privatize`, "
-                    "whose copies of its globals take turns on one core: give each process one "
-                    "core (TANDEM_VIRT_CORES=1, tandem run --cores 1) and more processes "
-                    "instead of %d cores\n",
+                    "tandem virt: error: the program was built with `tandem cc --privatize` "
+                    "without a copy of itself for its ranks (tandem cc said why: an object not "
+                    "compiled with -fPIC), so its ranks take turns with its globals on one core: "
+                    "give each process one core (TANDEM_VIRT_CORES=1, tandem run --cores 1) and "
+                    "more processes instead of %d cores\n",
                     cores);
         return -1;
+    }
+    if (cores > 1) {
+        program_copies = calloc((size_t)count, sizeof *program_copies);
+        if (!program_copies || tdm_virt_private_load(program_image, program_image_bytes, count,
+                                                     program_copies, why, sizeof why) != 0) {
+            if (host == 0)
+                fprintf(stderr,
+                        "tandem virt: error: cannot give each rank a copy of the program: %s\n",
+                        program_copies ? why : "no memory");
+            return -1;
+        }
+        if (TDM_CONFIG_NUMBER(VERBOSE) >= 1 && host == 0)
+            fprintf(stderr,
+                    "tandem virt: globals privatized, a copy of the program (%zu bytes) per "
+                    "rank\n",
+                    program_image_bytes);
+        return 0;
     }
     if (tdm_virt_private_find(private_names, private_anchor, private_anchor_name, why,
                               sizeof why) != 0 ||
@@ -438,7 +485,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
         .quiet = hosts > 1 ? tdm_virt_net_quiet : NULL,
         .reported = hosts > 1 ? tdm_virt_net_reported : NULL,
         .rank_time = (int)TDM_CONFIG_NUMBER(VIRT_WTIME) == 1, /* wall|rank */
-        .enter = private_names ? enter_rank : NULL,
+        .enter = private_names && cores == 1 ? enter_rank : NULL,
     };
     rank_time = config.rank_time;
     if (private_names && privatize(count, cores, host) != 0) {
@@ -464,6 +511,8 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     tdm_virt_net_finish();
     run_exit_handlers();
     privatized = 0;
+    free(program_copies); /* the copies stay loaded: their exit handlers run at exit */
+    program_copies = NULL;
     tdm_virt_sched_finish();
     tdm_virt_private_finish();
     tdm_virt_comm_finish();

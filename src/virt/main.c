@@ -21,6 +21,11 @@ int TMPI_main(int argc, char **argv) __attribute__((weak));
 /* `tandem cc --privatize`: the names of the program's written global and
    static variables, in a file it generates and links in. */
 extern const char *const TMPI_private_names[] __attribute__((weak));
+/* And the program built as a shared object, from a file it generates
+   (.incbin): each rank runs a copy of it where a process has several
+   cores. */
+extern const char TMPI_program_image[] __attribute__((weak));
+extern const char TMPI_program_image_end[] __attribute__((weak));
 
 static int main_of_tinympi(int argc, char **argv)
 {
@@ -59,6 +64,9 @@ int main(int argc, char **argv)
 {
     if (TMPI_private_names)
         TMPI_Set_private(TMPI_private_names, TMPI_private_names, "TMPI_private_names");
+    if (TMPI_private_names && TMPI_program_image && TMPI_program_image_end)
+        TMPI_Set_program_copy(TMPI_program_image,
+                              (size_t)(TMPI_program_image_end - TMPI_program_image));
     if (TMPI_Main)
         return TMPI_Run(argc, argv, TMPI_Main);
     if (TMPI_main)

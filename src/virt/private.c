@@ -9,7 +9,9 @@
  */
 #include "virt/private.h"
 
+#include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,4 +189,73 @@ void tdm_virt_private_finish(void)
     range_count = 0;
     total = 0;
     owner = -1;
+}
+
+/* One copy: a file in memory holding the image, loaded from its path; its
+   descriptor in *fd, to close once every copy is loaded (the loader takes
+   a path it has loaded already for the same object: each copy needs a
+   path of its own). */
+static void *load_one(const void *image, size_t bytes, int rank, int *fd, char *why,
+                      size_t why_size)
+{
+    char name[64];
+    snprintf(name, sizeof name, "tandem-virtual-rank-%d", rank);
+    *fd = memfd_create(name, MFD_CLOEXEC);
+    if (*fd < 0) {
+        snprintf(why, why_size, "cannot make a file in memory for rank %d's copy: %s", rank,
+                 strerror(errno));
+        return NULL;
+    }
+    for (size_t done = 0; done < bytes;) {
+        ssize_t n = write(*fd, (const char *)image + done, bytes - done);
+        if (n <= 0) {
+            snprintf(why, why_size, "cannot write rank %d's copy: %s", rank,
+                     n < 0 ? strerror(errno) : "no room");
+            return NULL;
+        }
+        done += (size_t)n;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", *fd);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+        snprintf(why, why_size, "cannot load rank %d's copy: %s", rank, dlerror());
+    return handle;
+}
+
+int tdm_virt_private_load(const void *image, size_t bytes, int count, tdm_virt_copy *loaded,
+                          char *why, size_t why_size)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } entries[] = {{"TMPI_Main", TDM_VIRT_ENTRY_MAIN},
+                   {"_Z9TMPI_Mainv", TDM_VIRT_ENTRY_VOID},
+                   {"TMPI_main", TDM_VIRT_ENTRY_TINYMPI}};
+    int *fds = malloc(sizeof *fds * (size_t)count), status = 0, opened = 0;
+    if (!fds) {
+        snprintf(why, why_size, "no memory");
+        return -1;
+    }
+    for (int r = 0; r < count && status == 0; r++) {
+        void *handle = load_one(image, bytes, r, &fds[r], why, why_size);
+        opened += fds[r] >= 0;
+        if (!handle) {
+            status = -1;
+            break;
+        }
+        loaded[r].entry = NULL;
+        for (size_t i = 0; i < sizeof entries / sizeof entries[0] && !loaded[r].entry; i++) {
+            loaded[r].entry = dlsym(handle, entries[i].name);
+            loaded[r].kind = entries[i].kind;
+        }
+        if (!loaded[r].entry) {
+            snprintf(why, why_size, "the program's copy has no main (nor TinyMPI's TMPI_main)");
+            status = -1;
+        }
+    }
+    for (int r = 0; r < opened; r++)
+        close(fds[r]); /* the loader keeps its mappings */
+    free(fds);
+    return status;
 }

@@ -70,8 +70,11 @@ def test_rank_time_counts_a_ranks_own_turns(mpi, tmp_path):
 def test_privatized_globals_hold_each_ranks_own_values(mpi, tmp_path):
     """tandem cc --privatize: 4 virtual ranks of one core print what 4
     processes of the real MPI print of their globals and statics
-    (tests/c/virt_globals.c), where without it they share one copy; more
-    than one core per process is refused, saying what to do."""
+    (tests/c/virt_globals.c), where without it they share one copy; so do
+    2 cores of 2 ranks, each running a copy of the program. A program
+    whose objects cannot make that copy (not compiled with -fPIC) is
+    warned of, and refused more than one core per process, saying what to
+    do."""
     import subprocess
 
     source = str(ROOT / "tests" / "c" / "virt_globals.c")
@@ -94,13 +97,34 @@ def test_privatized_globals_hold_each_ranks_own_values(mpi, tmp_path):
     assert "532 bytes of globals privatized, a copy per rank" in run.stderr
     together = tandem_cli(*words, str(shared))
     assert together.returncode == 0 and sorted(together.stdout.splitlines()) != expected
-    cores = tandem_cli("run", "-q", "--mpi", mpi, "-nc", "2", "-nv", "2", str(private))
-    assert cores.returncode != 0
-    assert "give each process one core (TANDEM_VIRT_CORES=1" in cores.stderr
-    # --cores left out: one, for a privatized program
-    default = tandem_cli("run", "--mpi", mpi, "--virtual", "2", str(private))
+    words = ["run", "-q", "--mpi", mpi, "-nc", "2", "-nv", "2", "-e", "TANDEM_VERBOSE=1"]
+    cores = tandem_cli(*words, str(private))
+    assert cores.returncode == 0, cores.stderr
+    assert sorted(cores.stdout.splitlines()) == expected
+    assert "globals privatized, a copy of the program (" in cores.stderr
+    # An object compiled as for an executable (-fPIE, not -fPIC) that reads
+    # a variable of a shared library (stdout: a copy relocation): no copy.
+    helper = tmp_path / "helper.c"
+    helper.write_text("#include <stdio.h>\nvoid flush_out(void) { fflush(stdout); }\n")
+    pie = tmp_path / "helper.o"
+    subprocess.run(["gcc", "-fPIE", "-c", str(helper), "-o", str(pie)], check=True)
+    turns = tmp_path / "turns"
+    built = tandem_cli("cc", "--mpi", mpi, "--privatize", source, str(pie), "-o", str(turns))
+    assert built.returncode == 0, built.stderr
+    assert "cannot be linked as a shared object" in built.stderr
+    assert "recompile with -fPIC" in built.stderr
+    refused = tandem_cli(*words, str(turns))
+    assert refused.returncode != 0
+    assert "give each process one core (TANDEM_VIRT_CORES=1" in refused.stderr
+    # --cores left out: one for such a program, the machine's for the other
+    default = tandem_cli("run", "--mpi", mpi, "--virtual", "2", str(turns))
     assert default.returncode == 0, default.stderr
     assert "2 virtual ranks: 1 process(es) x 1 core(s) x 2 rank(s)" in default.stderr
+    assert sorted(default.stdout.splitlines()) == expected[:2]
+    cpus = len(os.sched_getaffinity(0))
+    default = tandem_cli("run", "--mpi", mpi, "--virtual", "2", str(private))
+    assert default.returncode == 0, default.stderr
+    assert f"{2 * cpus} virtual ranks: 1 process(es) x {cpus} core(s)" in default.stderr
 
 
 def test_privatized_cxx_statics_are_built_and_destroyed_once_per_rank(tmp_path):
@@ -108,16 +132,20 @@ def test_privatized_cxx_statics_are_built_and_destroyed_once_per_rank(tmp_path):
     core each build a function's static string in their copy and print
     their own values; at exit each copy is destroyed once (a destructor
     registered by every rank for the same address ran that many times on
-    one copy, and glibc stopped the run on a double free)."""
+    one copy, and glibc stopped the run on a double free). The same with 2
+    cores of 3 ranks, each rank running a copy of the program."""
     source = str(ROOT / "tests" / "cxx" / "virt_globals.cpp")
     program = tmp_path / "statics"
     built = tandem_cli("c++", "--mpi", "openmpi", "--privatize", source, "-o", str(program))
     assert built.returncode == 0, built.stderr
-    run = tandem_cli("run", "-q", "--mpi", "openmpi", "--virtual", "3", str(program))
-    assert run.returncode == 0, run.stderr
     name = "a rank's name, longer than a string's inline buffer: "
-    want = [f"rank {r}: total {10 * r + 3}, {name}{r}" for r in range(3)]
-    assert sorted(run.stdout.splitlines()) == want
+    for cores in ("1", "2"):  # the ranks' copies of the variables, of the program
+        words = ["run", "-q", "--mpi", "openmpi", "-nc", cores, "--virtual", "3"]
+        run = tandem_cli(*words, str(program))
+        assert run.returncode == 0, run.stderr
+        ranks = 3 * int(cores)
+        want = [f"rank {r}: total {10 * r + 3}, {name}{r}" for r in range(ranks)]
+        assert sorted(run.stdout.splitlines()) == sorted(want)
 
 
 def test_written_globals_are_listed(tmp_path):
