@@ -75,6 +75,10 @@ static pthread_mutex_t out_mutex = PTHREAD_MUTEX_INITIALIZER;
 static outgoing *in_flight;
 static incoming *arriving, *arriving_tail; /* under poll_mutex */
 static pthread_mutex_t transfer_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Held while a message whose data goes apart posts its data and its header:
+   the receiver pairs the k-th header from a process with its k-th data, so
+   two cores' sends must not cross between the two. */
+static pthread_mutex_t apart_mutex = PTHREAD_MUTEX_INITIALIZER;
 static transfer *transfers; /* under transfer_mutex */
 
 static int fetch(tdm_virt_request *recv, size_t bytes, int source, int tag, void *remote);
@@ -574,13 +578,16 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
     net_header h = {(int64_t)bytes, dest % per_process, context, source, tag, apart};
     memcpy(buffer, &h, sizeof h);
     if (apart) {
+        pthread_mutex_lock(&apart_mutex);
         *t = (transfer){.req = send, .bytes = bytes, .source = source, .tag = tag};
         err = contiguous ? PMPI_Isend(buf, (int)bytes, MPI_BYTE, process, TDM_VIRT_DATA_TAG,
                                       data_comm, &t->request)
                          : PMPI_Isend(buf, count, type, process, TDM_VIRT_DATA_TAG, data_comm,
                                       &t->request);
-        if (err != MPI_SUCCESS)
+        if (err != MPI_SUCCESS) {
+            pthread_mutex_unlock(&apart_mutex);
             goto failed;
+        }
     } else {
         err = tdm_virt_pack(buf, count, type, buffer + sizeof h, bytes, contiguous);
         if (err != MPI_SUCCESS)
@@ -588,6 +595,8 @@ static int remote_send(tdm_virt_rank *self, const void *buf, int count, MPI_Data
     }
     err = PMPI_Isend(buffer, (int)(sizeof h + (apart ? 0 : bytes)), MPI_BYTE, process,
                      TDM_VIRT_NET_TAG, net_comm, &o->request);
+    if (apart)
+        pthread_mutex_unlock(&apart_mutex);
     if (err != MPI_SUCCESS) {
         if (apart) { /* its data will never be asked for */
             PMPI_Cancel(&t->request);
