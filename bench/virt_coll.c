@@ -2,7 +2,8 @@
  * Latency of the small collectives: MPI_Barrier, MPI_Bcast of 8 bytes
  * (the root moving round the ranks), MPI_Reduce of one double to a moving
  * root, MPI_Allreduce of one double, MPI_Allgather, MPI_Gather and
- * MPI_Scatter of one double per rank (the root moving).
+ * MPI_Scatter of one double per rank (the root moving), MPI_Alltoall of
+ * BLOCK doubles per pair of ranks (default 1).
  * A plain MPI program, built as virtual ranks (tandem-bench-virt-coll,
  * `tandem cc`) and against the real MPI (tandem-bench-virt-coll-real), so
  * that the same source times the virtual ranks' collectives and the real
@@ -10,18 +11,20 @@
  * the time per call is the slowest rank's, printed by rank 0 as one JSON
  * line per collective:
  *
- *   virt_coll [ITERS]        (default 200)
+ *   virt_coll [ITERS [BLOCK]]        (default 200, 1)
  *   {"collective": "barrier", "ranks": 64, "iters": 200, "us": 48.6}
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, GATHER, SCATTER, COLLECTIVES };
-static const char *const names[COLLECTIVES] = {"barrier",   "bcast",  "reduce", "allreduce",
-                                               "allgather", "gather", "scatter"};
+enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, GATHER, SCATTER, ALLTOALL, COLLECTIVES };
+static const char *const names[COLLECTIVES] = {"barrier",   "bcast",  "reduce",  "allreduce",
+                                               "allgather", "gather", "scatter", "alltoall"};
 
-static void one(int which, int i, int size, double *x, double *y, double *all)
+static int block = 1;
+
+static void one(int which, int i, int size, double *x, double *y, double *all, double *other)
 {
     switch (which) {
     case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
@@ -30,7 +33,10 @@ static void one(int which, int i, int size, double *x, double *y, double *all)
     case ALLREDUCE: MPI_Allreduce(x, y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD); break;
     case GATHER: MPI_Gather(x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
-    default: MPI_Scatter(all, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD); break;
+    case SCATTER:
+        MPI_Scatter(all, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD);
+        break;
+    default: MPI_Alltoall(all, block, MPI_DOUBLE, other, block, MPI_DOUBLE, MPI_COMM_WORLD); break;
     }
 }
 
@@ -45,23 +51,32 @@ int main(int argc, char **argv)
             fprintf(stderr, "virt_coll: ITERS must be a positive number, not %s\n", argv[1]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    double x = rank, y = 0, *all = malloc(sizeof(double) * (size_t)size);
+    block = argc > 2 ? atoi(argv[2]) : 1;
+    if (block < 1) {
+        if (rank == 0)
+            fprintf(stderr, "virt_coll: BLOCK must be a positive number, not %s\n", argv[2]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    double x = rank, y = 0, *all = calloc((size_t)size * (size_t)block, sizeof(double));
+    double *other = calloc((size_t)size * (size_t)block, sizeof(double));
     for (int which = 0; which < COLLECTIVES; which++) {
         double spent = 0;
         for (int pass = 0; pass < 2; pass++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double start = MPI_Wtime();
             for (int i = 0; i < iters; i++)
-                one(which, i, size, &x, &y, all);
+                one(which, i, size, &x, &y, all, other);
             spent = (MPI_Wtime() - start) / iters;
         }
         double slowest;
         MPI_Reduce(&spent, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
-            printf("{\"collective\": \"%s\", \"ranks\": %d, \"iters\": %d, \"us\": %.3f}\n",
-                   names[which], size, iters, slowest * 1e6);
+            printf("{\"collective\": \"%s\", \"ranks\": %d, \"iters\": %d, \"block\": %d, "
+                   "\"us\": %.3f}\n",
+                   names[which], size, iters, which == ALLTOALL ? block : 1, slowest * 1e6);
     }
     free(all);
+    free(other);
     MPI_Finalize();
     return 0;
 }

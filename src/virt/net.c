@@ -627,6 +627,11 @@ failed:
     return err;
 }
 
+int tdm_virt_net_process_of(int world)
+{
+    return process_count > 1 ? world / per_process : 0;
+}
+
 int tdm_virt_send(tdm_virt_rank *self, const void *buf, int count, MPI_Datatype type, int dest,
                   int context, int source, int tag, int sync, tdm_virt_request **out)
 {

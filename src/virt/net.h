@@ -60,6 +60,9 @@ int tdm_virt_net_quiet(int unfinished);
    status 1 (tdm_virt_reported). Does not return. */
 void tdm_virt_net_reported(const char *text) __attribute__((noreturn));
 
+/* The process that runs world rank 'world' (0 with one process). */
+int tdm_virt_net_process_of(int world);
+
 /* Send to world rank 'dest' on 'context' as rank 'source' of the
    communicator: in this process through the queues, otherwise over the
    real MPI. Returns an MPI error code; the request in *out. */

@@ -104,6 +104,45 @@ int main(int argc, char **argv)
     MPI_Gather(&sum_recv, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     print_longs(rank, "alltoall", all, size);
 
+    /* Alltoalls of small blocks (between processes, gathered by process):
+       3 longs a block on the world, the blocks sent from every other long
+       of a vector; and on a communicator whose ranks interleave the
+       processes (a key that scatters them), nonblocking, then in place. */
+    MPI_Datatype spaced;
+    MPI_Type_vector(3, 1, 2, MPI_LONG, &spaced);
+    MPI_Type_create_resized(spaced, 0, 6 * sizeof(long), &spaced);
+    MPI_Type_commit(&spaced);
+    long *wide = malloc(sizeof(long) * 6 * (size_t)size),
+         *three = malloc(sizeof(long) * 3 * (size_t)size);
+    for (int i = 0; i < 6 * size; i++)
+        wide[i] = i % 2 ? -1 : rank * 1000 + i / 2;
+    MPI_Alltoall(wide, 1, spaced, three, 3, MPI_LONG, MPI_COMM_WORLD);
+    long digest = 0;
+    for (int i = 0; i < 3 * size; i++)
+        digest = (digest * 31 + three[i]) % 1000003;
+    MPI_Gather(&digest, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "alltoall of 3 longs from a vector", all, size);
+    MPI_Type_free(&spaced);
+    MPI_Comm mixed;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, (rank * 5) % size + rank * size, &mixed);
+    int mr, ms;
+    MPI_Comm_rank(mixed, &mr);
+    MPI_Comm_size(mixed, &ms);
+    for (int i = 0; i < 3 * ms; i++)
+        three[i] = mr * 100 + i;
+    MPI_Request mreq;
+    MPI_Ialltoall(three, 3, MPI_LONG, wide, 3, MPI_LONG, mixed, &mreq);
+    MPI_Wait(&mreq, MPI_STATUS_IGNORE);
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, wide, 3, MPI_LONG, mixed);
+    digest = mr;
+    for (int i = 0; i < 3 * ms; i++)
+        digest = (digest * 31 + wide[i]) % 1000003;
+    MPI_Gather(&digest, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    print_longs(rank, "ialltoall and in place on interleaved ranks", all, size);
+    MPI_Comm_free(&mixed);
+    free(wide);
+    free(three);
+
     /* Split into even and odd ranks, reversed by key; dup; a message on
        the new communicator does not match a receive on the world. */
     MPI_Comm half, copy;
