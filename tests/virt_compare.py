@@ -50,31 +50,21 @@ def run(build, nprocs, program, env):
     return command, result
 
 
-def expect_failure(build, program, env, patterns, processes=1) -> int:
+def expect(build, program, env, patterns, processes, succeed: bool) -> int:
+    """Run the virtual program alone: it must exit 0 (succeed) or not, and
+    print a line matching each pattern on stdout (succeed) or stderr."""
     command, result = run(build, processes, program, env)
-    missing = [p for p in patterns if not re.search(p, result.stderr, re.MULTILINE)]
-    if result.returncode == 0 or missing:
+    text = result.stdout if succeed else result.stderr
+    missing = [p for p in patterns if not re.search(p, text, re.MULTILINE)]
+    if (result.returncode == 0) != succeed or missing:
         print(f"exit status {result.returncode}: {' '.join(command)}")
         print(result.stdout + result.stderr)
         for pattern in missing:
-            print(f"no line on stderr matches {pattern!r}")
+            print(f"no line on {'stdout' if succeed else 'stderr'} matches {pattern!r}")
         return 1
-    print(result.stderr, end="")
-    print(f"passed: the run failed, saying {len(patterns)} expected things")
-    return 0
-
-
-def expect_output(build, program, env, patterns, processes=1) -> int:
-    command, result = run(build, processes, program, env)
-    missing = [p for p in patterns if not re.search(p, result.stdout, re.MULTILINE)]
-    if result.returncode != 0 or missing:
-        print(f"exit status {result.returncode}: {' '.join(command)}")
-        print(result.stdout + result.stderr)
-        for pattern in missing:
-            print(f"no line on stdout matches {pattern!r}")
-        return 1
-    print(result.stdout, end="")
-    print(f"passed: the run ended well, printing {len(patterns)} expected things")
+    print(text, end="")
+    ended = "ended well, printing" if succeed else "failed, saying"
+    print(f"passed: the run {ended} {len(patterns)} expected things")
     return 0
 
 
@@ -99,9 +89,9 @@ def main() -> int:
     env.update(pair.split("=", 1) for pair in args.env)
     env.update(sanitizer_settings(build))
     if args.fails:
-        return expect_failure(build, args.programs, env, args.fails, args.hosts)
+        return expect(build, args.programs, env, args.fails, args.hosts, succeed=False)
     if args.prints:
-        return expect_output(build, args.programs, env, args.prints, args.hosts)
+        return expect(build, args.programs, env, args.prints, args.hosts, succeed=True)
     if len(args.programs) < 2:
         parser.error("give the reference program and the virtual one")
     args.reference, args.virtual, args.args = args.programs[0], args.programs[1], args.programs[2:]

@@ -193,12 +193,10 @@ static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
     return mem - true_lb;
 }
 
-/* The blocks of ranks first .. first + n - 1 of a v collective's buffer
-   (counts[r] x type at displs[r] extents) as one datatype of the
-   schedule's; MPI_DATATYPE_NULL without memory (the schedule's error
-   set). */
-static MPI_Datatype add_blocks(tdm_virt_sched *s, const int *counts, const int *displs, int first,
-                               int n, MPI_Datatype type)
+/* A datatype of the schedule's: n blocks of lens[i] x type at displs[i]
+   extents; MPI_DATATYPE_NULL without memory (the schedule's error set). */
+static MPI_Datatype add_indexed(tdm_virt_sched *s, int n, const int *lens, const int *displs,
+                                MPI_Datatype type)
 {
     if (s->err != MPI_SUCCESS)
         return MPI_DATATYPE_NULL;
@@ -208,16 +206,25 @@ static MPI_Datatype add_blocks(tdm_virt_sched *s, const int *counts, const int *
         return MPI_DATATYPE_NULL;
     }
     s->types = types;
-    MPI_Datatype blocks;
-    int err = PMPI_Type_indexed(n, counts + first, displs + first, type, &blocks);
+    MPI_Datatype made;
+    int err = PMPI_Type_indexed(n, lens, displs, type, &made);
     if (err == MPI_SUCCESS)
-        err = PMPI_Type_commit(&blocks);
+        err = PMPI_Type_commit(&made);
     if (err != MPI_SUCCESS) {
         s->err = err;
         return MPI_DATATYPE_NULL;
     }
-    s->types[s->n_types++] = blocks;
-    return blocks;
+    s->types[s->n_types++] = made;
+    return made;
+}
+
+/* The blocks of ranks first .. first + n - 1 of a v collective's buffer
+   (counts[r] x type at displs[r] extents) as one datatype of the
+   schedule's. */
+static MPI_Datatype add_blocks(tdm_virt_sched *s, const int *counts, const int *displs, int first,
+                               int n, MPI_Datatype type)
+{
+    return add_indexed(s, n, counts + first, displs + first, type);
 }
 
 static MPI_Aint extent_of(MPI_Datatype type)
@@ -762,31 +769,6 @@ static void build_alltoallv(tdm_virt_sched *s, const void *sendbuf, const int *s
     }
 #undef AT
 #undef COUNT
-}
-
-/* A datatype of the schedule's: n blocks of lens[i] x type at displs[i]
-   extents; MPI_DATATYPE_NULL without memory (the schedule's error set). */
-static MPI_Datatype add_indexed(tdm_virt_sched *s, int n, const int *lens, const int *displs,
-                                MPI_Datatype type)
-{
-    if (s->err != MPI_SUCCESS)
-        return MPI_DATATYPE_NULL;
-    MPI_Datatype *types = room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
-    if (!types) {
-        s->err = MPI_ERR_NO_MEM;
-        return MPI_DATATYPE_NULL;
-    }
-    s->types = types;
-    MPI_Datatype made;
-    int err = PMPI_Type_indexed(n, lens, displs, type, &made);
-    if (err == MPI_SUCCESS)
-        err = PMPI_Type_commit(&made);
-    if (err != MPI_SUCCESS) {
-        s->err = err;
-        return MPI_DATATYPE_NULL;
-    }
-    s->types[s->n_types++] = made;
-    return made;
 }
 
 /* An alltoall's blocks up to this many bytes between ranks of several

@@ -439,9 +439,10 @@ static tdm_virt_message *take_unexpected(tdm_virt_mailbox *box, int context, int
     return NULL;
 }
 
-/* Copy a message taken out of the queue into the receive, complete both
-   (the sender's too, for a rendezvous), and free it. */
-static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
+/* Copy a message into the receive that matched it and complete both (the
+   sender's too, for a rendezvous), or have its data fetched from another
+   process; frees the data that came with it, not the message. */
+static void match(tdm_virt_request *recv, const tdm_virt_message *msg)
 {
     size_t moved;
     int rerr;
@@ -449,7 +450,6 @@ static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
         rerr = fetch(recv, msg->bytes, msg->source, msg->tag, msg->remote);
         if (rerr != MPI_SUCCESS)
             tdm_virt_complete(recv, msg->source, msg->tag, 0, rerr);
-        free(msg);
         return;
     }
     if (msg->data) {
@@ -464,6 +464,12 @@ static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
     }
     tdm_virt_complete(recv, msg->source, msg->tag, moved, rerr);
     free(msg->arrived);
+}
+
+/* A message taken out of the queue, into the receive; and freed. */
+static void receive(tdm_virt_request *recv, tdm_virt_message *msg)
+{
+    match(recv, msg);
     free(msg);
 }
 
@@ -535,32 +541,26 @@ int tdm_virt_mrecv(tdm_virt_rank *self, tdm_virt_message *msg, void *buf, int co
     return MPI_SUCCESS;
 }
 
-int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
-                     const void *data, size_t bytes)
+/* A message from another process ('arrived': its data here; 'remote': its
+   data still there): to the first posted receive that matches, else
+   queued. From any thread. */
+static int deliver(tdm_virt_rank *target, tdm_virt_message arrived)
 {
     tdm_virt_mailbox *box = &mailboxes[target->local];
     tdm_virt_spin_lock(&box->lock);
-    tdm_virt_request *recv = take_posted(box, context, source, tag);
+    tdm_virt_request *recv = take_posted(box, arrived.context, arrived.source, arrived.tag);
     if (recv) {
         tdm_virt_spin_unlock(&box->lock);
-        size_t moved;
-        int rerr = move(recv, (side){data, (int)bytes, MPI_BYTE, bytes, 1}, bytes, &moved);
-        tdm_virt_complete(recv, source, tag, moved, rerr);
-        free(arrived);
+        match(recv, &arrived);
         return MPI_SUCCESS;
     }
     tdm_virt_message *msg = malloc(sizeof *msg);
     if (!msg) {
         tdm_virt_spin_unlock(&box->lock);
-        free(arrived);
+        free(arrived.arrived);
         return MPI_ERR_NO_MEM;
     }
-    *msg = (tdm_virt_message){.context = context,
-                              .source = source,
-                              .tag = tag,
-                              .bytes = bytes,
-                              .data = data,
-                              .arrived = arrived};
+    *msg = arrived;
     append_unexpected(box, msg);
     int probing = box->probing;
     tdm_virt_spin_unlock(&box->lock);
@@ -569,32 +569,24 @@ int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, vo
     return MPI_SUCCESS;
 }
 
+int tdm_virt_deliver(tdm_virt_rank *target, int context, int source, int tag, void *arrived,
+                     const void *data, size_t bytes)
+{
+    return deliver(target, (tdm_virt_message){.context = context,
+                                              .source = source,
+                                              .tag = tag,
+                                              .bytes = bytes,
+                                              .data = data,
+                                              .arrived = arrived});
+}
+
 int tdm_virt_deliver_remote(tdm_virt_rank *target, int context, int source, int tag, size_t bytes,
                             void *remote)
 {
-    tdm_virt_mailbox *box = &mailboxes[target->local];
-    tdm_virt_spin_lock(&box->lock);
-    tdm_virt_request *recv = take_posted(box, context, source, tag);
-    if (recv) {
-        tdm_virt_spin_unlock(&box->lock);
-        int err = fetch(recv, bytes, source, tag, remote);
-        if (err != MPI_SUCCESS)
-            tdm_virt_complete(recv, source, tag, 0, err);
-        return MPI_SUCCESS;
-    }
-    tdm_virt_message *msg = malloc(sizeof *msg);
-    if (!msg) {
-        tdm_virt_spin_unlock(&box->lock);
-        return MPI_ERR_NO_MEM;
-    }
-    *msg = (tdm_virt_message){
-        .context = context, .source = source, .tag = tag, .bytes = bytes, .remote = remote};
-    append_unexpected(box, msg);
-    int probing = box->probing;
-    tdm_virt_spin_unlock(&box->lock);
-    if (probing)
-        tdm_virt_wake(target);
-    return MPI_SUCCESS;
+    return deliver(
+        target,
+        (tdm_virt_message){
+            .context = context, .source = source, .tag = tag, .bytes = bytes, .remote = remote});
 }
 
 void tdm_virt_complete_packed(tdm_virt_request *recv, const void *data, size_t bytes, int source,
