@@ -813,22 +813,31 @@ static int build_alltoall_by_process(tdm_virt_sched *s, const void *sendbuf, int
     int *leader = remote + n; /* the first rank of r's process */
     int *lens = leader + n;   /* for datatypes */
     int *displs = lens + n;
-    int mine = tdm_virt_net_process_of(s->world[me]), n_local = 0, n_remote = 0;
+    int mine = tdm_virt_net_process_of(s->world[me]), n_local = 0, n_remote = 0, last = 0;
     for (int r = 0; r < n; r++) {
         process[r] = tdm_virt_net_process_of(s->world[r]);
-        leader[r] = r;
-        index[r] = 0;
-        for (int q = 0; q < r; q++)
-            if (process[q] == process[r]) {
-                leader[r] = leader[q];
-                index[r] = index[q] + 1;
-            }
-        if (process[r] == mine)
+        last = process[r] > last ? process[r] : last;
+    }
+    /* per process: its first rank in the communicator, and its ranks */
+    int *first = malloc(sizeof *first * 2 * ((size_t)last + 1)), *ranks = first + last + 1;
+    if (!first) {
+        free(process);
+        return 0;
+    }
+    for (int p = 0; p <= last; p++)
+        first[p] = -1, ranks[p] = 0;
+    for (int r = 0; r < n; r++) {
+        int p = process[r];
+        first[p] = first[p] < 0 ? r : first[p];
+        leader[r] = first[p];
+        index[r] = ranks[p]++;
+        if (p == mine)
             n_local++;
         else
             remote[r] = n_remote++;
     }
     if (n_remote == 0) {
+        free(first);
         free(process);
         return 0;
     }
@@ -881,9 +890,7 @@ static int build_alltoall_by_process(tdm_virt_sched *s, const void *sendbuf, int
         int at = 0;
         for (int q = 0; q < n; q++)
             if (leader[q] == q && process[q] != mine) {
-                int theirs = 0;
-                for (int r = 0; r < n; r++)
-                    theirs += leader[r] == q;
+                int theirs = ranks[process[q]];
                 segment[q] = at;
                 if (came)
                     add_recv(s, came + (size_t)at * n_local * B, theirs * n_local * B, MPI_BYTE, q);
@@ -944,6 +951,7 @@ static int build_alltoall_by_process(tdm_virt_sched *s, const void *sendbuf, int
 #undef SEND_AT
 #undef RECV_AT
     free(row);
+    free(first);
     free(process);
     return 1;
 }

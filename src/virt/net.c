@@ -81,7 +81,7 @@ static pthread_mutex_t transfer_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t apart_mutex = PTHREAD_MUTEX_INITIALIZER;
 static transfer *transfers; /* under transfer_mutex */
 
-static int fetch(tdm_virt_request *recv, size_t bytes, int source, int tag, void *remote);
+static int receive_data(tdm_virt_request *recv, size_t bytes, int source, int tag, void *remote);
 static void drop(void *remote, size_t bytes);
 static int finish_transfers(int wait);
 
@@ -210,7 +210,7 @@ int tdm_virt_net_init(int ranks_per_process, int process, int processes)
     if (err == MPI_SUCCESS)
         err = PMPI_Comm_dup(MPI_COMM_WORLD, &data_comm);
     if (err == MPI_SUCCESS)
-        tdm_virt_queue_set_fetch(fetch);
+        tdm_virt_queue_set_fetch(receive_data); /* the receive that matched such a message */
     return err == MPI_SUCCESS ? PMPI_Comm_dup(MPI_COMM_WORLD, &wave_comm) : err;
 }
 
@@ -371,9 +371,9 @@ static void add_transfer(transfer *t)
    receive 'recv' where it fits, else (or with no receive: 'recv' NULL) into
    a buffer of its own. Counted as a message sent and, once in, received,
    so that no wave finds the job stuck while it moves. */
-static int receive_data(tdm_virt_request *recv, size_t bytes, int source, int tag,
-                        remote_data *data)
+static int receive_data(tdm_virt_request *recv, size_t bytes, int source, int tag, void *remote)
 {
+    remote_data *data = remote;
     transfer *t = malloc(sizeof *t);
     if (!t)
         return MPI_ERR_NO_MEM;
@@ -399,12 +399,6 @@ static int receive_data(tdm_virt_request *recv, size_t bytes, int source, int ta
     __atomic_add_fetch(&sent_count, 1, __ATOMIC_SEQ_CST);
     add_transfer(t);
     return MPI_SUCCESS;
-}
-
-/* The receive that matched a message whose data waited (virt/queue). */
-static int fetch(tdm_virt_request *recv, size_t bytes, int source, int tag, void *remote)
-{
-    return receive_data(recv, bytes, source, tag, remote);
 }
 
 /* Such a message that no rank received, at the end: taken in and dropped,
