@@ -78,6 +78,12 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+int tdm_impl_progress_hook(int (*hook)(void))
+{
+    (void)hook;
+    return -1;
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);

@@ -80,14 +80,23 @@ int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
    it runs, and 'wait' in a wait for it (MPICH's MPIX_Grequest_start), so
    that something outside the library can complete it
    (MPI_Grequest_complete) without a thread of its own. Returns
-   MPI_ERR_UNSUPPORTED_OPERATION where the library has none (Open MPI).
-   Application threads. */
+   MPI_ERR_UNSUPPORTED_OPERATION where the library has none (Open MPI:
+   then tdm_impl_progress_hook). Application threads. */
 int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_free_function *free,
                              MPI_Grequest_cancel_function *cancel,
                              int (*poll)(void *state, MPI_Status *status),
                              int (*wait)(int count, void **states, double timeout,
                                          MPI_Status *status),
                              void *state, MPI_Request *request);
+
+/* Has the MPI library's progress loop call 'hook' in every wait and test
+   and every other call that moves messages, on whichever thread makes it
+   (Open MPI's opal_progress_register); 'hook' returns the number of
+   requests it completed, 0 when it found nothing to do, which it must find
+   cheaply, and may be called again from within itself. Returns 0, or -1
+   where the library has no such loop. At most once per hook. Application
+   threads. */
+int tdm_impl_progress_hook(int (*hook)(void));
 
 /* PMPI_Type_size, without the call where the handle itself states the size:
    MPICH's predefined datatypes. Tandem sizes every intercepted

@@ -100,6 +100,14 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPIX_Grequest_start(query, free, cancel, poll, wait, state, request);
 }
 
+/* MPICH polls generalized requests itself (MPIX_Grequest_start); its
+   progress hooks are internal. */
+int tdm_impl_progress_hook(int (*hook)(void))
+{
+    (void)hook;
+    return -1;
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     return PMPI_Waitall(count, requests, statuses);

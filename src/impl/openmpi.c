@@ -104,6 +104,17 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+/* opal_progress, the loop that every wait, test and probe of Open MPI's
+   runs (and Tandem's thread while windows exist: tdm_impl_drive_windows),
+   calls the functions given to opal_progress_register, exported by
+   libopen-pal since Open MPI 1.x. */
+int tdm_impl_progress_hook(int (*hook)(void))
+{
+    int (*add)(int (*)(void));
+    *(void **)&add = dlsym(RTLD_DEFAULT, "opal_progress_register");
+    return add && add(hook) == 0 ? 0 : -1;
+}
+
 int tdm_impl_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     if (count <= 1 || tdm_mpi_thread_level < MPI_THREAD_MULTIPLE || !requests)

@@ -118,6 +118,14 @@ static int take_answer(struct handed_request **completed);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct served *windows;
+
+/* The answers to this rank are taken by one thread at a time, and the
+   queues of operations handed over change under the same lock: the
+   program's threads take them in synchronisations and waits, and on Open
+   MPI any thread in the MPI library's progress loop may (poll_answers). */
+static pthread_mutex_t answers = PTHREAD_MUTEX_INITIALIZER;
+/* Request-based operations handed over whose answers have not come. */
+static atomic_int requests_due;
 static int next_id;
 
 static struct served *find(MPI_Win win)
@@ -884,21 +892,35 @@ static int request_cancel(void *state, int complete)
     return MPI_SUCCESS; /* an operation handed over runs to its end */
 }
 
-/* Take the answers that have come, until this request's. */
+/* Take the answers that have come, until 'until''s (NULL: all of them);
+   the answers' lock held. Returns the number taken, or -1 on an error. */
+static int take_arrived(const struct handed_request *until)
+{
+    struct handed_request *completed = NULL;
+    int taken = 0, flag = 1;
+    while (completed != until || !until) {
+        if (PMPI_Iprobe(MPI_ANY_SOURCE, TAG_ANSWER, tdm_world_job(), &flag, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+            return -1;
+        if (!flag)
+            break;
+        if (take_answer(&completed) != MPI_SUCCESS)
+            return -1;
+        taken++;
+    }
+    return taken;
+}
+
+/* MPICH's poll of one request, from the program's tests on it. */
 static int request_poll(void *state, MPI_Status *status)
 {
-    struct handed_request *r = state, *completed = NULL;
+    struct handed_request *r = state;
     (void)status;
-    int rc = MPI_SUCCESS, flag = 1;
-    if (r->done)
+    if (r->done || pthread_mutex_trylock(&answers) != 0)
         return MPI_SUCCESS;
-    while (completed != r && rc == MPI_SUCCESS) {
-        rc = PMPI_Iprobe(MPI_ANY_SOURCE, TAG_ANSWER, tdm_world_job(), &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || !flag)
-            break;
-        rc = take_answer(&completed);
-    }
-    return rc;
+    int taken = r->done ? 0 : take_arrived(r);
+    pthread_mutex_unlock(&answers);
+    return taken < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
 /* Take the answers, waiting for them, until each of these requests' has come
@@ -907,12 +929,61 @@ static int request_wait(int count, void **states, double timeout, MPI_Status *st
 {
     (void)timeout, (void)status;
     int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&answers);
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
         struct handed_request *r = states[i], *completed = NULL;
         while (!r->done && completed != r && rc == MPI_SUCCESS)
             rc = take_answer(&completed);
     }
+    pthread_mutex_unlock(&answers);
     return rc;
+}
+
+/* Open MPI's progress loop, from every wait and test of any thread (and
+   Tandem's thread on UCX): the answers that have come, while requests
+   handed over wait for theirs. A call from within itself (its probe runs
+   the loop again) or beside another thread's finds the lock taken. */
+static int poll_answers(void)
+{
+    if (atomic_load_explicit(&requests_due, memory_order_acquire) == 0 ||
+        pthread_mutex_trylock(&answers) != 0)
+        return 0;
+    int taken = take_arrived(NULL);
+    pthread_mutex_unlock(&answers);
+    return taken > 0 ? taken : 0;
+}
+
+static int hooked = -1;
+
+static void hook_answers(void)
+{
+    hooked = tdm_impl_progress_hook(poll_answers) == 0;
+}
+
+/* The request of an operation handed over: polled by the MPI library
+   (MPICH), or completed from its progress loop (Open MPI). */
+static int start_request(struct handed_request *r)
+{
+    int rc = tdm_impl_grequest_polled(request_query, request_free, request_cancel, request_poll,
+                                      request_wait, r, &r->request);
+    if (rc != MPI_ERR_UNSUPPORTED_OPERATION)
+        return rc;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, hook_answers);
+    if (!hooked)
+        return rc;
+    return PMPI_Grequest_start(request_query, request_free, request_cancel, r, &r->request);
+}
+
+/* A request never given to the program: completed and freed. */
+static void drop_request(struct handed_request *r)
+{
+    if (!r)
+        return;
+    MPI_Request unused = r->request;
+    r->done = 1;
+    PMPI_Grequest_complete(unused);
+    PMPI_Request_free(&unused);
 }
 
 int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin_count,
@@ -932,11 +1003,23 @@ int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin
         disp * t->disp_unit + bytes > t->length || (across && bytes > INT_MAX) || !confirm(s, rank))
         return 0;
     MPI_Aint offset = t->offset + disp * t->disp_unit;
+    struct handed_request *r = NULL;
+    if (request) {
+        r = calloc(1, sizeof *r);
+        if (!r || start_request(r) != MPI_SUCCESS) {
+            free(r);
+            return 0;
+        }
+    }
+    pthread_mutex_lock(&answers);
     if (s->nhanded == s->handed_room) {
         int room = s->handed_room ? 2 * s->handed_room : 16;
         struct handed *grown = malloc(sizeof *grown * (size_t)room);
-        if (!grown)
+        if (!grown) {
+            pthread_mutex_unlock(&answers);
+            drop_request(r);
             return 0;
+        }
         for (int i = 0; i < s->nhanded; i++)
             grown[i] = s->handed[(s->first_handed + i) % s->handed_room];
         free(s->handed);
@@ -945,33 +1028,23 @@ int tdm_served_offload_slow(MPI_Win win, int get, void *origin, MPI_Count origin
         s->first_handed = 0;
     }
     struct handed *h = &s->handed[(s->first_handed + s->nhanded) % s->handed_room];
-    h->request = NULL;
-    if (request) {
-        h->request = calloc(1, sizeof *h->request);
-        if (!h->request || tdm_impl_grequest_polled(request_query, request_free, request_cancel,
-                                                    request_poll, request_wait, h->request,
-                                                    &h->request->request) != MPI_SUCCESS) {
-            free(h->request);
-            return 0;
-        }
-    }
+    h->request = r;
     long packet[PACKET] = {
         get,   (long)getpid(), (long)(intptr_t)origin,    (long)bytes, (long)offset,
         s->id, s->root,        across ? t->ghost + 1 : 0, rank};
     memcpy(h->packet, packet, sizeof packet);
     if (PMPI_Send(packet, PACKET, MPI_LONG, s->own_ghost, TAG_OFFLOAD, tdm_world_job()) !=
         MPI_SUCCESS) {
-        if (h->request) { /* never given to the program: complete and free it */
-            MPI_Request unused = h->request->request;
-            h->request->done = 1;
-            PMPI_Grequest_complete(unused);
-            PMPI_Request_free(&unused);
-        }
+        pthread_mutex_unlock(&answers);
+        drop_request(r);
         return 0;
     }
-    if (request)
-        *request = h->request->request;
+    if (r) {
+        *request = r->request;
+        atomic_fetch_add_explicit(&requests_due, 1, memory_order_release);
+    }
     s->nhanded++;
+    pthread_mutex_unlock(&answers);
     atomic_fetch_add_explicit(&offloaded, 1, memory_order_relaxed);
     if (across)
         atomic_fetch_add_explicit(&offloaded_across, 1, memory_order_relaxed);
@@ -986,7 +1059,8 @@ long tdm_served_offloaded(long *across)
 
 /* One answer of a progress process to this rank, for whichever window: the
    oldest operation of that window is done, or carried out here if it
-   refused; its request, if it has one, completed ('*completed'). */
+   refused; its request, if it has one, completed ('*completed'). The
+   answers' lock held. */
 static int take_answer(struct handed_request **completed)
 {
     *completed = NULL;
@@ -1032,6 +1106,7 @@ static int take_answer(struct handed_request **completed)
            MPI library called request_free already. */
         int released = request->released;
         request->done = 1;
+        atomic_fetch_sub_explicit(&requests_due, 1, memory_order_relaxed);
         PMPI_Grequest_complete(request->request);
         *completed = request;
         if (released)
@@ -1046,8 +1121,10 @@ static int settle(struct served *s)
 {
     int rc = MPI_SUCCESS;
     struct handed_request *completed;
+    pthread_mutex_lock(&answers);
     while (s->nhanded > 0 && rc == MPI_SUCCESS)
         rc = take_answer(&completed);
+    pthread_mutex_unlock(&answers);
     return rc;
 }
 
