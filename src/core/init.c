@@ -82,6 +82,9 @@ static void print_configuration(int lang, int granted)
     if (library_settings)
         tdm_log_info("for the MPI library beside Tandem's thread: %s (set it to override)",
                      library_settings);
+    if (tdm_progress_issue_guard && tdm_progress_running)
+        tdm_log_info("one-sided requests: started apart from the thread's polls (the MPI "
+                     "library's osc/ucx sets their completion after the start)");
     if (lang == TDM_LANG_F08)
         tdm_log_info("MPI initialised through the mpi_f08 module: its calls go through Tandem's "
                      "mpi_f08 entry points");
@@ -339,6 +342,7 @@ static int start(int lang, int *argc, char ***argv, int required, int *provided)
     tdm_active = !disabled;
     tdm_trace_on = tdm_active && TDM_CONFIG_NUMBER(TRACE);
     tdm_progress_windows_poll = tdm_impl_drive_windows;
+    tdm_progress_issue_guard = tdm_active && tdm_impl_rma_requests_race();
     if (tdm_active && (rc = tdm_progress_start(tdm_proxy_poll)) != MPI_SUCCESS) {
         tdm_log_warn("cannot set up the progress engine (MPI error %d); Tandem runs in "
                      "pass-through mode",
@@ -402,13 +406,14 @@ int tdm_hook_Finalize(int lang)
                      "%.3f ms CPU in %.3f s (%.2f%%); %ld operations proxied, %ld file operations "
                      "offloaded, %ld collectives run (%ld finished in application calls, %ld "
                      "posted without waking the thread, %ld through the shared-memory slots), "
-                     "%ld waits watched the thread, %ld polls ran the one-sided progress",
+                     "%ld waits watched the thread, %ld polls ran the one-sided progress, %ld "
+                     "skipped for a one-sided start",
                      tdm_progress_polls(), tdm_progress_serve_polls(), tdm_progress_socket_wakes(),
                      tdm_request_counted_total(), tdm_progress_moves(), tdm_progress_unstuck(),
                      tdm_progress_slice_us(), cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
                      tdm_proxy_posted(), tdm_io_offloaded(), tdm_coll_started(),
                      tdm_coll_finished_by_calls(), tdm_coll_unwoken(), tdm_coll_slot_uses(),
-                     tdm_proxy_watched(), tdm_progress_window_polls());
+                     tdm_proxy_watched(), tdm_progress_window_polls(), tdm_progress_issue_skips());
     }
     /* Always: without it, 13-15 of 20 4-rank MPICH runs over UCX's TCP hung
        here, and it costs nothing measurable (docs/PERFORMANCE.md, "MPICH's

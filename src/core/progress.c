@@ -277,6 +277,26 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int tdm_progress_issue_guard;
+static pthread_mutex_t issue_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_long issue_skips; /* polls skipped for a start (TANDEM_VERBOSE=2) */
+
+/* One poll of the thread's strategy; skipped while an application thread
+   starts a one-sided operation where that needs it (tdm_progress_issue_guard). */
+static void drive_once(void)
+{
+    if (!tdm_progress_issue_guard || !serving()) {
+        engine.drive(engine.context);
+        return;
+    }
+    if (pthread_mutex_trylock(&issue_lock) != 0) {
+        atomic_fetch_add_explicit(&issue_skips, 1, memory_order_relaxed);
+        return;
+    }
+    engine.drive(engine.context);
+    pthread_mutex_unlock(&issue_lock);
+}
+
 /* The pause after a serving poll that took 'took' ns; 'quiet' follows the
    length of an empty poll (falls at once, rises slowly). */
 static int serve_pause(long long took, long long *quiet, int pause)
@@ -368,7 +388,7 @@ static void *progress_main(void *unused)
             tdm_pause_us(engine.max_pause_us);
         } else if (tdm_progress_outstanding() == 0) { /* serving windows only */
             long long t0 = now_ns();
-            engine.drive(engine.context);
+            drive_once();
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&engine.serve_polls, 1, memory_order_relaxed);
             serve = serve_pause(now_ns() - t0, &quiet, serve);
@@ -383,7 +403,7 @@ static void *progress_main(void *unused)
             }
             seen = 0;
         } else {
-            engine.drive(engine.context);
+            drive_once();
             atomic_fetch_add_explicit(&engine.polls, 1, memory_order_relaxed);
             serve = 1;
             long now = tdm_progress_outstanding();
@@ -610,6 +630,21 @@ long tdm_progress_unstuck(void)
 int (*tdm_progress_extra_poll)(void);
 int (*tdm_progress_windows_poll)(void);
 static atomic_long window_polls; /* see tdm_progress_window_polls */
+
+void tdm_progress_issue_begin(void)
+{
+    pthread_mutex_lock(&issue_lock);
+}
+
+void tdm_progress_issue_end(void)
+{
+    pthread_mutex_unlock(&issue_lock);
+}
+
+long tdm_progress_issue_skips(void)
+{
+    return atomic_load_explicit(&issue_skips, memory_order_relaxed);
+}
 
 long tdm_progress_window_polls(void)
 {

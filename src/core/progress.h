@@ -126,6 +126,20 @@ extern int (*tdm_progress_extra_poll)(void);
    nothing. */
 extern int (*tdm_progress_windows_poll)(void);
 
+/* Where the MPI library starts a request-based one-sided operation and
+   sets the callback that completes its request only after that call
+   returned (tdm_impl_rma_requests_race: Open MPI 4.1's osc/ucx), a poll of
+   its worker by another thread in between runs the callback unset, and the
+   request never completes. Then the application's threads start such
+   operations between tdm_progress_issue_begin and _end, and the thread
+   skips a poll that would fall in between while windows exist. Set in
+   MPI_Init. */
+extern int tdm_progress_issue_guard;
+void tdm_progress_issue_begin(void);
+void tdm_progress_issue_end(void);
+/* Polls the thread skipped for such a start (TANDEM_VERBOSE=2). */
+long tdm_progress_issue_skips(void);
+
 /* Number of the thread's probes after which tdm_progress_windows_poll did
    something (for tests and TANDEM_VERBOSE=2). */
 long tdm_progress_window_polls(void);

@@ -78,6 +78,11 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+int tdm_impl_rma_requests_race(void)
+{
+    return 0;
+}
+
 int tdm_impl_progress_hook(int (*hook)(void))
 {
     (void)hook;

@@ -71,6 +71,16 @@ const char *tdm_impl_before_threaded_init(void);
    Progress thread. */
 int tdm_impl_drive_windows(void);
 
+/* Whether this MPI library, for a request-based one-sided operation
+   (MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate), sets the
+   callback that completes the request only after the call that starts the
+   transfer returned, so that another thread's poll in between runs the
+   callback unset and the request never completes: Open MPI 4.1's osc/ucx
+   (ucp_ep_flush_nb or ucp_atomic_fetch_nb, then its request's
+   external_req), on UCX (pml ucx). Tandem's thread then keeps its polls
+   apart from such starts (core/progress.h). */
+int tdm_impl_rma_requests_race(void);
+
 /* MPI_Waitall as this MPI library does it correctly under
    MPI_THREAD_MULTIPLE (the level Tandem asks for on the application's
    behalf). */

@@ -100,6 +100,13 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPIX_Grequest_start(query, free, cancel, poll, wait, state, request);
 }
 
+/* MPICH starts its request-based operations with the request complete or
+   tracked inside its own progress. */
+int tdm_impl_rma_requests_race(void)
+{
+    return 0;
+}
+
 /* MPICH polls generalized requests itself (MPIX_Grequest_start); its
    progress hooks are internal. */
 int tdm_impl_progress_hook(int (*hook)(void))

@@ -104,6 +104,16 @@ int tdm_impl_grequest_polled(MPI_Grequest_query_function *query, MPI_Grequest_fr
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
+/* Seen as a hang in MPI_Waitall on an MPI_Rget across 2 simulated hosts
+   with Tandem's thread polling while the request was out, 11 of 120
+   launches of bench/heat3d.c (docs/PERFORMANCE.md, "Open MPI's one-sided
+   requests beside the thread"). */
+int tdm_impl_rma_requests_race(void)
+{
+    const char *pml = tdm_ompi_pml_selected();
+    return pml && strcmp(pml, "ucx") == 0;
+}
+
 /* opal_progress, the loop that every wait, test and probe of Open MPI's
    runs (and Tandem's thread while windows exist: tdm_impl_drive_windows),
    calls the functions given to opal_progress_register, exported by

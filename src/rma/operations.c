@@ -31,6 +31,24 @@ static long long bytes_of(MPI_Count count, MPI_Datatype datatype)
     return (long long)count * size;
 }
 
+/* Before the MPI library starts a request-based operation: apart from the
+   thread's polls where its request needs that (core/progress.h). Returns
+   whether to call issued() after it. */
+static int issuing(void)
+{
+    if (!tdm_progress_issue_guard || !tdm_progress_running)
+        return 0;
+    tdm_progress_issue_begin();
+    return 1;
+}
+
+static int issued(int guarded, int rc)
+{
+    if (guarded)
+        tdm_progress_issue_end();
+    return rc;
+}
+
 /* Count a posted operation (rc its result) while a progress thread runs. */
 static int posted(int rc, MPI_Request *request, long long bytes)
 {
@@ -50,9 +68,10 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                                target_disp, target_count, target_datatype, request))               \
             return MPI_SUCCESS;                                                                    \
         tdm_served_route(&win, &target_rank, &target_disp);                                        \
-        return posted(PMPI_Rput##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
-                                        target_disp, target_count, target_datatype, win, request), \
-                      request, bytes_of(origin_count, origin_datatype));                           \
+        int guarded = issuing();                                                                   \
+        int rc = PMPI_Rput##suffix(origin_addr, origin_count, origin_datatype, target_rank,        \
+                                   target_disp, target_count, target_datatype, win, request);      \
+        return posted(issued(guarded, rc), request, bytes_of(origin_count, origin_datatype));      \
     }                                                                                              \
     int tdm_hook_Rget##suffix(int lang, void *origin_addr, COUNT origin_count,                     \
                               MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
@@ -64,9 +83,10 @@ static int posted(int rc, MPI_Request *request, long long bytes)
                                target_disp, target_count, target_datatype, request))               \
             return MPI_SUCCESS;                                                                    \
         tdm_served_route(&win, &target_rank, &target_disp);                                        \
-        return posted(PMPI_Rget##suffix(origin_addr, origin_count, origin_datatype, target_rank,   \
-                                        target_disp, target_count, target_datatype, win, request), \
-                      request, bytes_of(origin_count, origin_datatype));                           \
+        int guarded = issuing();                                                                   \
+        int rc = PMPI_Rget##suffix(origin_addr, origin_count, origin_datatype, target_rank,        \
+                                   target_disp, target_count, target_datatype, win, request);      \
+        return posted(issued(guarded, rc), request, bytes_of(origin_count, origin_datatype));      \
     }                                                                                              \
     int tdm_hook_Raccumulate##suffix(                                                              \
         int lang, const void *origin_addr, COUNT origin_count, MPI_Datatype origin_datatype,       \
@@ -75,10 +95,11 @@ static int posted(int rc, MPI_Request *request, long long bytes)
     {                                                                                              \
         (void)lang;                                                                                \
         tdm_served_route(&win, &target_rank, &target_disp);                                        \
-        return posted(PMPI_Raccumulate##suffix(origin_addr, origin_count, origin_datatype,         \
-                                               target_rank, target_disp, target_count,             \
-                                               target_datatype, op, win, request),                 \
-                      request, bytes_of(origin_count, origin_datatype));                           \
+        int guarded = issuing();                                                                   \
+        int rc = PMPI_Raccumulate##suffix(origin_addr, origin_count, origin_datatype, target_rank, \
+                                          target_disp, target_count, target_datatype, op, win,     \
+                                          request);                                                \
+        return posted(issued(guarded, rc), request, bytes_of(origin_count, origin_datatype));      \
     }
 
 RMA_REQUEST_HOOKS(, int)
@@ -99,10 +120,11 @@ int tdm_hook_Rget_accumulate(int lang, const void *origin_addr, int origin_count
     tdm_served_route(&win, &target_rank, &target_disp);
     if (op != MPI_NO_OP)
         bytes += bytes_of(origin_count, origin_datatype);
-    return posted(PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
-                                       result_count, result_datatype, target_rank, target_disp,
-                                       target_count, target_datatype, op, win, request),
-                  request, bytes);
+    int guarded = issuing();
+    int rc = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr,
+                                  result_count, result_datatype, target_rank, target_disp,
+                                  target_count, target_datatype, op, win, request);
+    return posted(issued(guarded, rc), request, bytes);
 }
 
 /* The operations without a request: routed, then the MPI library's. */

@@ -552,6 +552,28 @@ def test_open_mpi_serves_a_computing_target_across_hosts_with_tandem(simulated_h
             assert len(polls) == 4 and sum(map(int, polls)) > 0, result.stderr
 
 
+def test_open_mpi_request_based_gets_complete_beside_the_thread(simulated_hosts):
+    """Open MPI 4.1's osc/ucx sets the callback that completes an MPI_Rget's
+    request only after the call that starts it returned: a poll of its
+    worker by Tandem's thread in between ran the callback unset, and the
+    program hung in MPI_Waitall (11 of 120 launches of the heat stencil
+    across 2 hosts; 0 of 60 with the starts kept apart from the polls).
+    2 hosts x 2 ranks, the stencil's halos read with MPI_Rget: 12 launches
+    each end, with the same grid in both of its modes, and the verbose
+    report says the starts are kept apart."""
+    build = build_for("openmpi")
+    heat = [str(build.directory / "tandem-bench-heat3d"), "64", "4", "1"]
+    env = {"OMPI_MCA_pml": "ucx", "TANDEM_PROGRESS": "drive", "TANDEM_VERBOSE": "1"}
+    for attempt in range(12):
+        result = launch_on_hosts(simulated_hosts, build, 4, heat, env, timeout=60)
+        assert result.returncode == 0, (attempt, result.stdout + result.stderr)
+        record = json.loads(
+            next(line for line in result.stdout.splitlines() if line.startswith("{"))
+        )
+        assert record["agree"], record
+        assert "started apart from the thread's polls" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("family", ["mpich", "openmpi"])
 def test_progress_processes_serve_windows_across_the_hosts(simulated_hosts, family):
     """2 hosts x (1 rank + 1 progress process), no progress thread, MPICH
