@@ -12,7 +12,9 @@
 # MPI), then it runs `tandem bench` on 2 hosts, one benchmark after the
 # other in the order of DEVICE_HOSTS_ONLY, while time is left:
 #   smb      MPI_Get and MPI_Put availability, 64 KiB to 4 MiB (issue 34)
-#   heat     3D heat conduction with one-sided halos, 2 and 8 ranks
+#   heat     3D heat conduction with one-sided halos, 2 and 8 ranks (MPICH)
+#   heat-ucx the same on Open MPI (over UCX: tandem bench heat sets it across
+#            hosts), whose MPI_Rget halos the progress processes take over
 #   rma      the 8 MiB get from a target that computes (truly passive)
 #   overlap  point-to-point overlap, 1 and 4 MiB, 2 rounds, Tandem's default too
 #   overlap-ucx  the same on Open MPI over UCX (-e OMPI_MCA_pml=ucx), as on a
@@ -149,7 +151,7 @@ else
     VIRT=(--rounds 3 --mpi-v 1) VIRT_ESTIMATE=120
 fi
 # Open MPI 4.1 makes no window across hosts over TCP (docs/HOSTS.md): tandem
-# bench smb and rma run it on UCX there; the heat benchmark runs MPICH alone.
+# bench smb, rma and heat run it on UCX there; heat-ucx is that run.
 # The virtual ranks' stencil, per MPI: its programs load libtandem-virt.so.0
 # from the MPI's folder; the calibration goes with the results.
 virt() {
@@ -181,10 +183,11 @@ for name in $ONLY; do
     virt) virt ;;
     smb) bench smb 180 "mpich openmpi" "${SMB[@]}" ;;
     heat) bench heat 90 mpich "${HEAT[@]}" ;;
+    heat-ucx) AS=heat-ucx bench heat 90 openmpi "${HEAT[@]}" ;;
     rma) bench rma 180 "mpich openmpi" "${RMA[@]}" ;;
     overlap) bench overlap 120 "mpich openmpi" "${OVERLAP[@]}" ;;
     overlap-ucx) AS=overlap-ucx bench overlap 60 openmpi "${OVERLAP[@]}" -e OMPI_MCA_pml=ucx ;;
-    *) log "-- $name: not a benchmark of this script (smb heat rma overlap overlap-ucx virt)" ;;
+    *) log "-- $name: not a benchmark of this script (smb heat heat-ucx rma overlap overlap-ucx virt)" ;;
     esac
 done
 "${TANDEM[@]}" hosts >>"$LOG" 2>&1
