@@ -96,6 +96,7 @@ doc-links: venv
 generated-check: venv
 	$(VPY) tools/gen_wrappers.py --check
 	$(VPY) tools/gen_virt_names.py --check
+	$(VPY) tools/gen_virt_fortran.py --check
 
 envdoc-check: build
 	build/openmpi/tandem-envdoc | diff -u docs/ENVIRONMENT.md - \

@@ -1175,6 +1175,23 @@ def build_parser() -> argparse.ArgumentParser:
     cxx.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
     cxx.set_defaults(func=virt.command_cxx)
 
+    fc = sub.add_parser(
+        "fc",
+        help="compile a plain MPI Fortran program against the virtual-rank runtime",
+        description="tandem cc for Fortran (mpif.h or the mpi module; mpi_f08 is not supported "
+        "yet), with the MPI's Fortran compiler (mpif90): the main program runs as each virtual "
+        "rank, its local variables on the rank's stack (-frecursive). Warns of saved, module "
+        "and common variables, which the virtual ranks of a process share. Every other word "
+        "goes to the MPI's compiler.",
+        epilog="example: tandem fc --mpi mpich app.f90 -O2 -o app && tandem run --virtual 4 ./app",
+    )
+    fc.add_argument(
+        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
+    )
+    fc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    fc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
+    fc.set_defaults(func=virt.command_fc)
+
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     add_rank_options(exe, "")
     exe.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments")

@@ -145,6 +145,130 @@ def split_arguments(words: list[str]) -> tuple[list[str], list[str], list[str], 
     return sources, inputs, flags, output, compile_only
 
 
+FORTRAN_COMPILER = {"Open MPI": "mpif90.openmpi", "MPICH": "mpif90.mpich"}
+FORTRAN_SOURCE = re.compile(r".*\.(f|for|f77|f90|f95|f03|f08|F|FOR|F90|F95|F03|F08)$")
+# Common blocks of the MPI's own Fortran sentinels (MPI_BOTTOM, ...), which
+# every program using mpif.h or the mpi module holds: not the program's data.
+MPI_COMMON_BLOCKS = re.compile(r"^(mpi_fortran_\w+_|mpipriv\w*_|mpifcmb\d+_)$")
+# nm's letter of a Fortran common block: one definition per process, shared.
+COMMON = re.compile(r"^\S*\s+C\s+(\S+)$")
+
+
+def fortran_globals(objects: list[Path]) -> dict[Path, list[str]]:
+    """What the virtual ranks of a process share in Fortran objects: saved
+    and module variables (written_symbols) and common blocks, as Fortran
+    names them."""
+    found: dict[Path, set[str]] = {
+        obj: set(names) for obj, names in written_symbols(objects).items()
+    }
+    for obj in objects:
+        result = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=False)
+        for line in result.stdout.splitlines():
+            m = COMMON.match(line)
+            if m and not MPI_COMMON_BLOCKS.match(m.group(1)):
+                found.setdefault(obj, set()).add(m.group(1))
+    return {obj: sorted(fortran_name(n) for n in names) for obj, names in found.items() if names}
+
+
+def fortran_name(symbol: str) -> str:
+    """gfortran's symbol of a variable as the program names it."""
+    module = re.match(r"^__(\w+)_MOD_(\w+)$", symbol)
+    if module:
+        return f"{module.group(2)} (module {module.group(1)})"
+    local = re.match(r"^(\w+)\.\d+$", symbol)
+    if local:
+        return f"{local.group(1)} (saved, in a procedure)"
+    if symbol.endswith("_"):
+        return f"/{symbol[:-1]}/ (common block)"
+    return symbol
+
+
+def defines_main(obj: Path) -> bool:
+    result = subprocess.run(
+        ["nm", "--defined-only", str(obj)], capture_output=True, text=True, check=False
+    )
+    return any(line.split()[-2:] == ["T", "main"] for line in result.stdout.splitlines())
+
+
+def command_fc(args: argparse.Namespace) -> int:
+    """tandem fc: a plain MPI Fortran program (mpif.h or the mpi module)
+    compiled with the MPI's own Fortran compiler and linked against the
+    virtual-rank runtime, whose Fortran entry points (src/virt/fortran.c)
+    come before the MPI's: the main program becomes the entry each rank
+    runs (gfortran's main renamed TMPI_Main in its object), local variables
+    stay on each rank's stack (-frecursive), and saved, module and common
+    variables are warned of."""
+    me = "tandem fc"
+    words = list(args.arguments)
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise TandemError(f"{me}: no source file given ({me} [--mpi M] app.f90 -o app)")
+    build = virt_build(load_builds(Path(args.builds)), args.mpi)
+    compiler = FORTRAN_COMPILER.get(build.family, "mpif90")
+    if shutil.which(compiler) is None:
+        raise TandemError(f"{compiler}, the Fortran compiler of {build.family}, is not installed")
+    if shutil.which("objcopy") is None:
+        raise TandemError(f"{me}: objcopy (binutils) is not installed")
+    sources, inputs, flags = [], [], []
+    output, compile_only = None, False
+    rest = []
+    for word in words:
+        if FORTRAN_SOURCE.match(word) and not word.startswith("-"):
+            sources.append(word)
+        else:
+            rest.append(word)
+    _, inputs, flags, output, compile_only = split_arguments(rest)
+    if not sources and not inputs:
+        raise TandemError(f"{me}: no source or object file given")
+    link_flags = [
+        str(build.directory / "libtandem-virt-main.a"),
+        f"-L{build.directory}",
+        f"-Wl,-rpath,{build.directory}",
+        "-ltandem-virt",
+    ]
+
+    def run(command: list[str]) -> int:
+        if args.verbose:
+            print(" ".join(command), file=sys.stderr)
+        return subprocess.run(command, check=False).returncode
+
+    with tempfile.TemporaryDirectory(prefix="tandem-fc-") as tmp:
+        objects: list[Path] = []
+        names: dict[Path, str] = {}
+        for n, source in enumerate(sources):
+            if compile_only:
+                obj = Path(output if output and len(sources) == 1 else Path(source).stem + ".o")
+            else:
+                obj = Path(tmp) / f"{n}-{Path(source).stem}.o"
+            # the modules a source defines: beside its object with -c, as the
+            # compiler would, else with the other temporary files
+            modules = [] if compile_only else [f"-J{tmp}"]
+            code = run([compiler, "-frecursive", *modules, *flags, "-c", source, "-o", str(obj)])
+            if code != 0:
+                return code
+            objects.append(obj)
+            names[obj] = source
+        for n, given in enumerate(inputs):
+            if given.endswith(".o"):  # a copy: its main is renamed below
+                copy = Path(tmp) / f"given-{n}-{Path(given).name}"
+                shutil.copyfile(given, copy)
+                objects.append(copy)
+                names[copy] = given
+        for obj in objects:
+            if defines_main(obj):
+                code = run(["objcopy", "--redefine-sym", "main=TMPI_Main", str(obj)])
+                if code != 0:
+                    return code
+        warn_globals(fortran_globals(objects), names, me)
+        if compile_only:
+            return 0
+        out = ["-o", output] if output else []
+        libraries = [w for w in inputs if not w.endswith(".o")]
+        objs = [str(o) for o in objects]
+        return run([compiler, *objs, *libraries, *flags, *link_flags, *out])
+
+
 def command_cxx(args: argparse.Namespace) -> int:
     """tandem c++: as tandem cc, with the MPI's C++ compiler."""
     return command_cc(args, cxx=True)

@@ -1,0 +1,136 @@
+"""tandem fc (docs/VIRTUAL.md): a plain MPI Fortran program built against the
+virtual-rank runtime prints what the same program prints as processes of
+the real MPI, under both MPIs; its shared variables are warned of, and a
+call the runtime does not implement stops the program naming it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, build_for, tandem_cli
+
+PROGRAM = str(ROOT / "tests" / "fortran" / "virt_f.f90")
+COMPARE = str(ROOT / "tests" / "virt_compare.py")
+FORTRAN = {"openmpi": "mpif90.openmpi", "mpich": "mpif90.mpich"}
+
+
+@pytest.fixture(params=["openmpi", "mpich"])
+def mpi(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def programs(mpi, tmp_path):
+    """The test program built by the MPI's mpif90 (the reference) and by
+    tandem fc."""
+    reference, virtual = tmp_path / "real", tmp_path / "virtual"
+    built = subprocess.run(
+        [FORTRAN[mpi], "-O2", PROGRAM, "-o", str(reference)], capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr
+    built = tandem_cli("fc", "--mpi", mpi, PROGRAM, "-O2", "-o", str(virtual))
+    assert built.returncode == 0, built.stderr
+    assert "warning: " not in built.stderr.replace("Warning: ", "")  # no shared variable
+    return reference, virtual
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ["--ranks", "1"],
+        ["--ranks", "4"],
+        ["--ranks", "7"],
+        ["--ranks", "4", "--cores", "2"],
+        ["--ranks", "4", "--hosts", "2"],
+        ["--ranks", "6", "--hosts", "2"],
+    ],
+    ids=["v1", "v4", "v7", "c2v2", "h2v2", "h2v3"],
+)
+def test_a_fortran_program_prints_what_real_ranks_print(mpi, programs, shape):
+    """tests/fortran/virt_f.f90 (the mpi module: point-to-point with
+    statuses and MPI_Waitany's index from 1, a derived type of the real
+    MPI, collectives with MPI_IN_PLACE, split, a periodic Cartesian ring,
+    probes, a nonblocking reduction): N processes of the real MPI and N
+    virtual ranks (one process, two cores, or processes of virtual ranks)
+    print the same lines."""
+    reference, virtual = programs
+    build = build_for(mpi)
+    compared = subprocess.run(
+        [
+            sys.executable,
+            COMPARE,
+            "--build",
+            str(build.directory),
+            *shape,
+            str(reference),
+            str(virtual),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+
+
+def test_shared_fortran_variables_are_listed(tmp_path):
+    source = tmp_path / "state.f90"
+    source.write_text(
+        "module state\n"
+        "  integer :: counter = 0\n"
+        "end module\n"
+        "program shared\n"
+        "  use mpi\n"
+        "  use state\n"
+        "  implicit none\n"
+        "  integer :: ierr\n"
+        "  integer, save :: calls\n"
+        "  integer :: total\n"
+        "  common /sums/ total\n"
+        "  call MPI_Init(ierr)\n"
+        "  counter = counter + 1\n"
+        "  calls = calls + 1\n"
+        "  total = 2\n"
+        "  call MPI_Finalize(ierr)\n"
+        "end program\n"
+    )
+    built = tandem_cli("fc", str(source), "-o", str(tmp_path / "shared"))
+    assert built.returncode == 0, built.stderr
+    assert not (ROOT / "state.mod").exists()  # the module went with the temporary files
+    assert (
+        "state.f90: written global or static variables, shared by all the virtual ranks of a "
+        "process: /sums/ (common block), calls (saved, in a procedure), counter (module state)"
+    ) in built.stderr
+
+
+def test_an_unsupported_fortran_call_stops_the_program_with_its_name(mpi, tmp_path):
+    source = tmp_path / "window.f90"
+    source.write_text(
+        "program window\n"
+        "  use mpi\n"
+        "  implicit none\n"
+        "  integer :: ierr, win\n"
+        "  integer(kind=MPI_ADDRESS_KIND) :: size = 0\n"
+        "  integer :: base(1)\n"
+        "  call MPI_Init(ierr)\n"
+        "  call MPI_Win_create(base, size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)\n"
+        "  call MPI_Finalize(ierr)\n"
+        "end program\n"
+    )
+    program = tmp_path / "window"
+    built = tandem_cli("fc", "--mpi", mpi, str(source), "-o", str(program))
+    assert built.returncode == 0, built.stderr
+    run = tandem_cli("run", "-q", "--cores", "1", "--virtual", "2", str(program), timeout=60)
+    assert run.returncode != 0
+    assert (
+        "MPI_Win_create (called from Fortran) is not supported by Tandem's virtual ranks yet"
+        in run.stderr
+    ), run.stderr
+
+
+def test_fc_says_what_is_missing(tmp_path):
+    empty = tandem_cli("fc")
+    assert empty.returncode != 0 and "no source file given" in empty.stderr
+    flags = tandem_cli("fc", "--", "-O2")
+    assert flags.returncode != 0 and "no source or object file given" in flags.stderr
