@@ -9,12 +9,13 @@ program virt_f
     implicit none
     integer, parameter :: big = 300000 ! above the eager limit
     integer :: ierr, rank, size, next, prev, provided, i, count, index, color
-    integer :: sub, subrank, subsize, cart, left, right, vector, flag_count
+    integer :: sub, subrank, subsize, cart, left, right, vector, flag_count, op
     integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
-    integer :: results(16), table(16, 64), token, got, pair(2), dims(1)
+    integer :: results(17), table(17, 64), token, got, pair(2), dims(1)
     logical :: periods(1), flag
     double precision :: sums(3), t0
     double precision, allocatable :: buf(:), back(:)
+    external maxabs
     integer, allocatable :: blocks(:), received(:)
 
     call MPI_Init_thread(MPI_THREAD_SINGLE, provided, ierr)
@@ -117,15 +118,32 @@ program virt_f
     end do
     results(14) = merge(got, -1, rank == 0)
     results(15) = merge(1, 0, MPI_Wtime() >= t0)
-    results(16) = ierr
+
+    ! 16. A reduction by a Fortran function of the program's (MPI_Op_create).
+    call MPI_Op_create(maxabs, .true., op, ierr)
+    pair = [-3 * rank, rank]
+    call MPI_Allreduce(pair, dims, 1, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+    call MPI_Op_free(op, ierr)
+    results(16) = dims(1) + merge(1000, 0, op == MPI_OP_NULL)
+    results(17) = ierr
 
     ! Rank 0 prints every rank's results in order.
-    call MPI_Gather(results, 16, MPI_INTEGER, table, 16, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    call MPI_Gather(results, 17, MPI_INTEGER, table, 17, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
-            print '(a, i0, a, 16(1x, i0))', 'rank ', i, ':', table(:, i + 1)
+            print '(a, i0, a, 17(1x, i0))', 'rank ', i, ':', table(:, i + 1)
         end do
     end if
     call MPI_Finalize(ierr)
 end program virt_f
+
+! The largest absolute value: the operation of result 16.
+subroutine maxabs(invec, inoutvec, len, datatype)
+    implicit none
+    integer :: len, datatype, i
+    integer :: invec(len), inoutvec(len)
+    do i = 1, len
+        inoutvec(i) = max(abs(invec(i)), abs(inoutvec(i)))
+    end do
+end subroutine maxabs

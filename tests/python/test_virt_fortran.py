@@ -51,7 +51,8 @@ def programs(mpi, tmp_path):
 def test_a_fortran_program_prints_what_real_ranks_print(mpi, programs, shape):
     """tests/fortran/virt_f.f90 (the mpi module: point-to-point with
     statuses and MPI_Waitany's index from 1, a derived type of the real
-    MPI, collectives with MPI_IN_PLACE, split, a periodic Cartesian ring,
+    MPI, collectives with MPI_IN_PLACE, a reduction by a Fortran function
+    of the program's (MPI_Op_create), split, a periodic Cartesian ring,
     probes, a nonblocking reduction): N processes of the real MPI and N
     virtual ranks (one process, two cores, or processes of virtual ranks)
     print the same lines."""
