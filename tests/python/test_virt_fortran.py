@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, build_for, tandem_cli
+from conftest import ROOT, build_for, launch, tandem_cli
 
 PROGRAM = str(ROOT / "tests" / "fortran" / "virt_f.f90")
 COMPARE = str(ROOT / "tests" / "virt_compare.py")
@@ -73,6 +73,23 @@ def test_a_fortran_program_prints_what_real_ranks_print(mpi, programs, shape):
         timeout=300,
     )
     assert compared.returncode == 0, compared.stdout + compared.stderr
+
+
+def test_a_fortran_program_runs_on_simulated_hosts(mpi, programs):
+    """tandem run --hosts 2 --virtual 3: a process of 3 virtual ranks on each
+    of 2 hosts joined by a shaped link prints what 6 processes print."""
+    from tandem.hosts import missing_requirements
+
+    missing = missing_requirements("1gbit")
+    if missing:
+        pytest.skip(missing)
+    reference, virtual = programs
+    words = ["run", "-q", "--hosts", "2", "--link", "1gbit", "-nc", "1", "-nv", "3"]
+    run = tandem_cli(*words, str(virtual), timeout=120)
+    assert run.returncode == 0, run.stderr
+    real = launch(build_for(mpi), 6, [str(reference)])
+    assert real.returncode == 0, real.stderr
+    assert run.stdout == real.stdout
 
 
 def test_shared_fortran_variables_are_listed(tmp_path):
