@@ -1189,6 +1189,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
     )
     fc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
+    fc.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
     fc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
     fc.set_defaults(func=virt.command_fc)
 

@@ -154,20 +154,41 @@ MPI_COMMON_BLOCKS = re.compile(r"^(mpi_fortran_\w+_|mpipriv\w*_|mpifcmb\d+_)$")
 COMMON = re.compile(r"^\S*\s+C\s+(\S+)$")
 
 
-def fortran_globals(objects: list[Path]) -> dict[Path, list[str]]:
-    """What the virtual ranks of a process share in Fortran objects: saved
-    and module variables (written_symbols) and common blocks, as Fortran
-    names them."""
-    found: dict[Path, set[str]] = {
-        obj: set(names) for obj, names in written_symbols(objects).items()
-    }
+def common_blocks(obj: Path) -> list[str]:
+    """The common blocks an object file names (nm's C), as symbols."""
+    result = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=False)
+    return [m.group(1) for line in result.stdout.splitlines() if (m := COMMON.match(line))]
+
+
+def fortran_symbols(objects: list[Path]) -> dict[Path, list[str]]:
+    """What the virtual ranks of a process share in Fortran objects, as
+    symbols: saved and module variables (written_symbols) and common blocks
+    other than the MPI's sentinels."""
+    found = {obj: set(names) for obj, names in written_symbols(objects).items()}
     for obj in objects:
-        result = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=False)
-        for line in result.stdout.splitlines():
-            m = COMMON.match(line)
-            if m and not MPI_COMMON_BLOCKS.match(m.group(1)):
-                found.setdefault(obj, set()).add(m.group(1))
-    return {obj: sorted(fortran_name(n) for n in names) for obj, names in found.items() if names}
+        for block in common_blocks(obj):
+            if not MPI_COMMON_BLOCKS.match(block):
+                found.setdefault(obj, set()).add(block)
+    return {obj: sorted(names) for obj, names in found.items() if names}
+
+
+def fortran_globals(objects: list[Path]) -> dict[Path, list[str]]:
+    """fortran_symbols as Fortran names them."""
+    return {
+        obj: sorted(fortran_name(n) for n in names)
+        for obj, names in fortran_symbols(objects).items()
+    }
+
+
+def sentinels_bound_outside(objects: list[Path], tmp: Path) -> list[str]:
+    """The linker flags of a Fortran program's image (program_image): every
+    reference bound inside it but those to the MPI's sentinel common blocks
+    (MPI_IN_PLACE, MPI_STATUS_IGNORE...), which must be the executable's,
+    where the runtime recognises them (src/virt/fortran.c)."""
+    names = sorted({b for obj in objects for b in common_blocks(obj) if MPI_COMMON_BLOCKS.match(b)})
+    listing = tmp / "tandem-sentinels.list"
+    listing.write_text("{\n" + "".join(f"  {n};\n" for n in names) + "};\n")
+    return [f"-Wl,--dynamic-list={listing}"]
 
 
 def fortran_name(symbol: str) -> str:
@@ -244,7 +265,19 @@ def command_fc(args: argparse.Namespace) -> int:
             # the modules a source defines: beside its object with -c, as the
             # compiler would, else with the other temporary files
             modules = [] if compile_only else [f"-J{tmp}"]
-            code = run([compiler, "-frecursive", *modules, *flags, "-c", source, "-o", str(obj)])
+            pic = ["-fPIC"] if args.privatize else []  # for the program's image
+            command = [
+                compiler,
+                "-frecursive",
+                *pic,
+                *modules,
+                *flags,
+                "-c",
+                source,
+                "-o",
+                str(obj),
+            ]
+            code = run(command)
             if code != 0:
                 return code
             objects.append(obj)
@@ -260,7 +293,17 @@ def command_fc(args: argparse.Namespace) -> int:
                 code = run(["objcopy", "--redefine-sym", "main=TMPI_Main", str(obj)])
                 if code != 0:
                     return code
-        warn_globals(fortran_globals(objects), names, me)
+        if args.privatize and not compile_only:
+            shared = sorted({n for found in fortran_symbols(objects).values() for n in found})
+            bind = sentinels_bound_outside(objects, Path(tmp))
+            privatized = privatized_objects(
+                build, compiler, objects, [], flags, Path(tmp), me, run, shared, fortran_name, bind
+            )
+            if privatized is None:
+                return 1
+            link_flags = [*privatized, *link_flags]
+        else:
+            warn_globals(fortran_globals(objects), names, me)
         if compile_only:
             return 0
         out = ["-o", output] if output else []
@@ -323,23 +366,12 @@ def command_cc(args: argparse.Namespace, cxx: bool = False) -> int:
                 names[Path(given)] = given
         if privatize and not compile_only:
             listed = sorted({n for found in written_symbols(objects).values() for n in found})
-            print(
-                f"{me}: privatized, a copy per virtual rank: "
-                f"{', '.join(readable(n) for n in listed) or 'no written global'}",
-                file=sys.stderr,
+            privatized = privatized_objects(
+                build, compiler, objects, inputs, flags, Path(tmp), me, run, listed, readable
             )
-            table = Path(tmp) / "tandem-private.c"
-            table.write_text(privatized_names_source(listed))
-            # C, whatever the program's language: the names are C strings
-            c_compiler = compiler_of(build)
-            code = run([c_compiler, "-c", str(table), "-o", str(table.with_suffix(".o"))])
-            if code != 0:
-                return code
-            link_flags = [str(table.with_suffix(".o")), *link_flags]
-            image = program_image(build, compiler, objects, inputs, flags, Path(tmp), me, run)
-            if image is None:
+            if privatized is None:
                 return 1
-            link_flags = [*image, *link_flags]
+            link_flags = [*privatized, *link_flags]
         else:
             warn_globals(written_globals(objects), names, me)
         if compile_only:
@@ -361,16 +393,42 @@ TMPI_program_image_end:
 """
 
 
-def program_image(build, compiler, objects, inputs, flags, tmp: Path, me: str, run) -> list | None:
+def privatized_objects(
+    build, compiler, objects, inputs, flags, tmp: Path, me: str, run, listed, name, bind=None
+) -> list | None:
+    """--privatize: the objects that give each virtual rank its own copy of
+    the variables 'listed' (symbols; 'name' says them as the program does):
+    their names for the swap on one core (src/virt/main.c's
+    TMPI_private_names) and the program's image for a copy per rank on
+    several (program_image, binding as 'bind' says). None on an error."""
+    print(
+        f"{me}: privatized, a copy per virtual rank: "
+        f"{', '.join(name(n) for n in listed) or 'no written global'}",
+        file=sys.stderr,
+    )
+    table = tmp / "tandem-private.c"
+    table.write_text(privatized_names_source(listed))
+    # C, whatever the program's language: the names are C strings
+    if run([compiler_of(build), "-c", str(table), "-o", str(table.with_suffix(".o"))]) != 0:
+        return None
+    image = program_image(build, compiler, objects, inputs, flags, tmp, me, run, bind)
+    if image is None:
+        return None
+    return [str(table.with_suffix(".o")), *image]
+
+
+def program_image(
+    build, compiler, objects, inputs, flags, tmp: Path, me: str, run, bind=None
+) -> list | None:
     """The program linked once more as a shared object whose references bind
-    inside itself (-Bsymbolic), placed in the executable (TMPI_program_image,
-    src/virt/main.c): with several cores a process loads a copy per rank.
-    The object file to link in; [] where the program cannot be one (an object
-    not compiled with -fPIC: its ranks then take turns on one core); None on
-    an error of the assembler."""
+    inside itself (-Bsymbolic, or the linker flags 'bind'), placed in the
+    executable (TMPI_program_image, src/virt/main.c): with several cores a
+    process loads a copy per rank. The object file to link in; [] where the
+    program cannot be one (an object not compiled with -fPIC: its ranks then
+    take turns on one core); None on an error of the assembler."""
     shared = tmp / "program.so"
     objs = [str(o) for o in objects if str(o) not in inputs]
-    command = [compiler, *objs, *inputs, *flags, "-shared", "-fPIC", "-Wl,-Bsymbolic"]
+    command = [compiler, *objs, *inputs, *flags, "-shared", "-fPIC", *(bind or ["-Wl,-Bsymbolic"])]
     command += [f"-L{build.directory}", f"-Wl,-rpath,{build.directory}", "-ltandem-virt"]
     linked = subprocess.run([*command, "-o", str(shared)], capture_output=True, text=True)
     if linked.returncode != 0:

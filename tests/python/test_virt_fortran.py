@@ -122,6 +122,41 @@ def test_shared_fortran_variables_are_listed(tmp_path):
     ) in built.stderr
 
 
+def test_privatized_fortran_variables_hold_each_ranks_own_values(mpi, tmp_path):
+    """tandem fc --privatize (tests/fortran/virt_globals_f.f90: a module's
+    variables, a common block, a saved variable): 4 virtual ranks of one
+    core (their variables swapped at each switch) and 2 cores of 2 (a copy
+    of the program per rank, whose MPI_IN_PLACE is still the runtime's)
+    print what 4 processes of the real MPI print, where without it they
+    share one copy."""
+    source = str(ROOT / "tests" / "fortran" / "virt_globals_f.f90")
+    private, shared, real = tmp_path / "private", tmp_path / "shared", tmp_path / "real"
+    built = tandem_cli("fc", "--mpi", mpi, "--privatize", source, "-o", str(private))
+    assert built.returncode == 0, built.stderr
+    said = (
+        "privatized, a copy per virtual rank: counter (module state), table (module state), "
+        "id (saved, in a procedure), /tally/ (common block)"
+    )
+    assert said in built.stderr
+    assert tandem_cli("fc", "--mpi", mpi, source, "-o", str(shared)).returncode == 0
+    subprocess.run([FORTRAN[mpi], source, "-o", str(real)], check=True, capture_output=True)
+    reference = launch(build_for(mpi), 4, [str(real)], with_tandem=False)
+    assert reference.returncode == 0, reference.stderr
+    expected = sorted(reference.stdout.splitlines())
+    assert all(line.endswith(" ranks 4") for line in expected), expected
+    for cores, per_core, how in (
+        ("1", "4", "bytes of globals privatized"),
+        ("2", "2", "a copy of"),
+    ):
+        words = ["run", "-q", "--mpi", mpi, "-nc", cores, "-nv", per_core, "-e", "TANDEM_VERBOSE=1"]
+        run = tandem_cli(*words, str(private))
+        assert run.returncode == 0, run.stderr
+        assert sorted(run.stdout.splitlines()) == expected
+        assert how in run.stderr
+    together = tandem_cli("run", "-q", "--mpi", mpi, "-nc", "1", "-nv", "4", str(shared))
+    assert together.returncode == 0 and sorted(together.stdout.splitlines()) != expected
+
+
 def test_an_unsupported_fortran_call_stops_the_program_with_its_name(mpi, tmp_path):
     source = tmp_path / "window.f90"
     source.write_text(
