@@ -5,11 +5,13 @@ call the runtime does not implement stops the program naming it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
 from conftest import ROOT, build_for, launch, tandem_cli
+from tandem.builds import default_build_root, load_builds
 
 PROGRAM = str(ROOT / "tests" / "fortran" / "virt_f.f90")
 COMPARE = str(ROOT / "tests" / "virt_compare.py")
@@ -90,6 +92,42 @@ def test_a_fortran_program_runs_on_simulated_hosts(mpi, programs):
     real = launch(build_for(mpi), 6, [str(reference)])
     assert real.returncode == 0, real.stderr
     assert run.stdout == real.stdout
+
+
+def test_fortran_entry_points_are_clean_under_the_sanitizers(mpi, tmp_path):
+    """The test program's object (as tandem fc makes it) linked against the
+    AddressSanitizer and UndefinedBehaviorSanitizer build of libtandem-virt
+    (make asan; skipped without it): 4 ranks of one core and 2 cores of 2
+    run through every conversion of src/virt/fortran.c with no report."""
+    family = build_for(mpi).family
+    sanitized = [b for b in load_builds(default_build_root()) if b.sanitize and b.family == family]
+    library = sanitized[0].directory if sanitized else None
+    if not library or not (library / "libtandem-virt.so").exists():
+        pytest.skip(f"no sanitizer build of libtandem-virt for {mpi} (make asan)")
+    obj, program = tmp_path / "virt_f.o", tmp_path / "virt_f"
+    subprocess.run(
+        [FORTRAN[mpi], "-frecursive", "-g", f"-J{tmp_path}", "-c", PROGRAM, "-o", str(obj)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    subprocess.run(["objcopy", "--redefine-sym", "main=TMPI_Main", str(obj)], check=True)
+    linked = subprocess.run(
+        [FORTRAN[mpi], "-fsanitize=address,undefined", str(obj),
+         str(library / "libtandem-virt-main.a"), f"-L{library}", f"-Wl,-rpath,{library}",
+         "-ltandem-virt", "-o", str(program)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert linked.returncode == 0, linked.stderr
+    env = {
+        **os.environ,
+        "ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0",
+        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    }
+    for cores, per_core in (("1", "4"), ("2", "2")):
+        env.update(TANDEM_VIRT_CORES=cores, TANDEM_VIRT_RANKS=per_core)
+        run = subprocess.run([str(program)], capture_output=True, text=True, env=env, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert "ERROR: AddressSanitizer" not in run.stderr and "runtime error" not in run.stderr
+        assert run.stdout.startswith("ranks 4, thread level 0\n"), run.stdout
 
 
 def test_shared_fortran_variables_are_listed(tmp_path):
