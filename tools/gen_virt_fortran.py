@@ -86,7 +86,7 @@ def prototypes() -> list[tuple[str, str, list[tuple[str, str]]]]:
 
 
 def entry(name: str, params: list[tuple[str, str]]) -> str:
-    """The entry point of TMPI_<name>."""
+    """The entry point of TMPI_<name>, and its mpi_f08 form (f08_wrapper)."""
     fargs: list[str] = []
     before: list[str] = []
     call: list[str] = []
@@ -168,7 +168,27 @@ def entry(name: str, params: list[tuple[str, str]]) -> str:
         lines.append("out:")
     lines += [f"    {line}" for line in frees]
     lines.append("}")
-    return "\n".join(lines)
+    return "\n".join(lines), f08_wrapper(lower, fargs)
+
+
+def f08_wrapper(lower: str, fargs: list[str]) -> str:
+    """Open MPI's mpi_f08 entry point of the same function (mpi_send_f08_):
+    the same arguments (its status is the C layout, as mpif.h's is there),
+    but ierror optional."""
+    names = [arg.split("*")[-1].strip() for arg in fargs[:-1]]
+    signature = f"TMPI_EXPORT void {lower}f08_({', '.join(fargs)})"
+    return "\n".join(
+        [
+            f"{signature};",
+            signature,
+            "{",
+            "    MPI_Fint rc;",
+            f"    {lower}({', '.join([*names, '&rc'])});",
+            "    if (ierror)",
+            "        *ierror = rc;",
+            "}",
+        ]
+    )
 
 
 def render() -> str:
@@ -183,10 +203,13 @@ def render() -> str:
         "   might call. */",
         "",
     ]
+    f08 = []
     for name in sorted(implemented):
         if name in BY_HAND or name in NOT_MPI or name in C_ONLY:
             continue
-        out += [entry(name, implemented[name][1]), ""]
+        text, wrapper = entry(name, implemented[name][1])
+        out += [text, ""]
+        f08 += [wrapper, ""]
     stubs = []
     for full in mpi_functions():
         short = full[len("MPI_") :]
@@ -200,7 +223,11 @@ def render() -> str:
     out.append("/* Unsupported: the program stops, naming the function. */")
     for full in stubs:
         out.append(f'TDM_VIRT_F_UNSUPPORTED({full.lower()}_, "{full}")')
-    out.append("")
+    out += ["", "/* Open MPI's mpi_f08 module: the same entry points, ierror optional. */"]
+    out += ["#if defined(OPEN_MPI)", "", *f08]
+    for full in stubs:
+        out.append(f'TDM_VIRT_F_UNSUPPORTED({full.lower()}_f08_, "{full}")')
+    out += ["#endif", ""]
     return "\n".join(out)
 
 

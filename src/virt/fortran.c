@@ -294,4 +294,79 @@ TMPI_EXPORT void mpi_alltoallw_(void *sendbuf, const MPI_Fint *sendcounts, const
     free(types);
 }
 
+/* Open MPI's mpi_f08 module: the entry points above with ierror optional
+   (its statuses are mpif.h's there: the C layout). MPI_Wtime and
+   MPI_Wtick of that module are the C functions, the real MPI's. MPICH's
+   mpi_f08 passes its buffers as Fortran descriptors: not supported. */
+#if defined(OPEN_MPI)
+static void optional(MPI_Fint *ierror, MPI_Fint rc)
+{
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_init_f08_(MPI_Fint *ierror);
+TMPI_EXPORT void mpi_init_f08_(MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_init_(&rc);
+    optional(ierror, rc);
+}
+
+TMPI_EXPORT void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided,
+                                      MPI_Fint *ierror);
+TMPI_EXPORT void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided,
+                                      MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_init_thread_(required, provided, &rc);
+    optional(ierror, rc);
+}
+
+TMPI_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_buffer_detach_(buffer_addr, size, &rc);
+    optional(ierror, rc);
+}
+
+TMPI_EXPORT void mpi_waitany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index,
+                                  MPI_Fint *status, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_waitany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index,
+                                  MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_waitany_(count, requests, index, status, &rc);
+    optional(ierror, rc);
+}
+
+TMPI_EXPORT void mpi_testany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index,
+                                  MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_testany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index,
+                                  MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_testany_(count, requests, index, flag, status, &rc);
+    optional(ierror, rc);
+}
+
+TMPI_EXPORT void mpi_alltoallw_f08_(void *sendbuf, const MPI_Fint *sendcounts,
+                                    const MPI_Fint *sdispls, const MPI_Fint *sendtypes,
+                                    void *recvbuf, const MPI_Fint *recvcounts,
+                                    const MPI_Fint *rdispls, const MPI_Fint *recvtypes,
+                                    const MPI_Fint *comm, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_alltoallw_f08_(void *sendbuf, const MPI_Fint *sendcounts,
+                                    const MPI_Fint *sdispls, const MPI_Fint *sendtypes,
+                                    void *recvbuf, const MPI_Fint *recvcounts,
+                                    const MPI_Fint *rdispls, const MPI_Fint *recvtypes,
+                                    const MPI_Fint *comm, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_alltoallw_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                   comm, &rc);
+    optional(ierror, rc);
+}
+#endif
+
 #include "gen_fortran.inc"

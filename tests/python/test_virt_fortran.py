@@ -77,6 +77,42 @@ def test_a_fortran_program_prints_what_real_ranks_print(mpi, programs, shape):
     assert compared.returncode == 0, compared.stdout + compared.stderr
 
 
+F08 = str(ROOT / "tests" / "fortran" / "virt_f08.f90")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [["--ranks", "1"], ["--ranks", "4"], ["--ranks", "4", "--cores", "2"],
+     ["--ranks", "4", "--hosts", "2"]],
+    ids=["v1", "v4", "c2v2", "h2v2"],
+)  # fmt: skip
+def test_an_mpi_f08_program_prints_what_real_ranks_print_on_open_mpi(shape, tmp_path):
+    """tests/fortran/virt_f08.f90 (the mpi_f08 module: derived-type handles,
+    statuses with fields, ierror left out) built by Open MPI's mpif90 and by
+    tandem fc: N processes and N virtual ranks print the same."""
+    reference, virtual = tmp_path / "real", tmp_path / "virtual"
+    built = subprocess.run(
+        [FORTRAN["openmpi"], "-O2", F08, "-o", str(reference)], capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr
+    built = tandem_cli("fc", "--mpi", "openmpi", F08, "-O2", "-o", str(virtual))
+    assert built.returncode == 0, built.stderr
+    build = build_for("openmpi")
+    compared = subprocess.run(
+        [sys.executable, COMPARE, "--build", str(build.directory), *shape, str(reference),
+         str(virtual)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+
+
+def test_mpich_mpi_f08_is_refused_with_what_to_use(tmp_path):
+    built = tandem_cli("fc", "--mpi", "mpich", F08, "-o", str(tmp_path / "f08"))
+    assert built.returncode != 0
+    assert "the mpi_f08 module of MPICH (mpi_" in built.stderr
+    assert "use the mpi module or mpif.h" in built.stderr
+
+
 def test_a_fortran_program_runs_on_simulated_hosts(mpi, programs):
     """tandem run --hosts 2 --virtual 3: a process of 3 virtual ranks on each
     of 2 hosts joined by a shaped link prints what 6 processes print."""
@@ -177,7 +213,9 @@ def test_privatized_fortran_variables_hold_each_ranks_own_values(mpi, tmp_path):
     )
     assert said in built.stderr
     assert tandem_cli("fc", "--mpi", mpi, source, "-o", str(shared)).returncode == 0
-    subprocess.run([FORTRAN[mpi], source, "-o", str(real)], check=True, capture_output=True)
+    subprocess.run(
+        [FORTRAN[mpi], f"-J{tmp_path}", source, "-o", str(real)], check=True, capture_output=True
+    )
     reference = launch(build_for(mpi), 4, [str(real)], with_tandem=False)
     assert reference.returncode == 0, reference.stderr
     expected = sorted(reference.stdout.splitlines())
