@@ -1178,7 +1178,8 @@ def build_parser() -> argparse.ArgumentParser:
     fc = sub.add_parser(
         "fc",
         help="compile a plain MPI Fortran program against the virtual-rank runtime",
-        description="tandem cc for Fortran (mpif.h, the mpi module; mpi_f08 on Open MPI), with the MPI's Fortran compiler (mpif90): the main program runs as each virtual "
+        description="tandem cc for Fortran (mpif.h, the mpi module; mpi_f08 on Open MPI), "
+        "with the MPI's Fortran compiler (mpif90): the main program runs as each virtual "
         "rank, its local variables on the rank's stack (-frecursive). Warns of saved, module "
         "and common variables, which the virtual ranks of a process share. Every other word "
         "goes to the MPI's compiler.",
