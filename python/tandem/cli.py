@@ -1141,57 +1141,56 @@ def build_parser() -> argparse.ArgumentParser:
         "give each virtual rank its own copy of the program's written global and static "
         "variables, swapped in when the rank runs (one core per process: tandem run --cores 1)"
     )
-    cc = sub.add_parser(
-        "cc",
-        help="compile a plain MPI C program against the virtual-rank runtime",
-        description="Compile and link a plain MPI C program (its main and MPI_* calls "
-        "unchanged) with the virtual-rank runtime: Tandem's mpi.h first on the include path, "
-        "libtandem-virt and its main. Warns of written global and static variables, which "
-        "the virtual ranks of a process share. Every other word goes to the MPI's compiler.",
-        epilog="example: tandem cc --mpi mpich app.c -O2 -o app && tandem run --virtual 4 ./app",
-    )
-    cc.add_argument(
-        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
-    )
-    cc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
-    cc.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
-    cc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
-    cc.set_defaults(func=virt.command_cc)
-
-    cxx = sub.add_parser(
-        "c++",
-        help="compile a plain MPI C++ program against the virtual-rank runtime",
-        description="tandem cc for C++ sources, with the MPI's C++ compiler (mpicxx): the "
-        "program's main and MPI_* calls unchanged; the MPI's C++ bindings (MPI::, removed in "
-        "MPI 3.0) are left out.",
-        epilog="example: tandem c++ --mpi openmpi app.cpp -O2 -o app && tandem run --virtual 4 "
-        "./app",
-    )
-    cxx.add_argument(
-        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
-    )
-    cxx.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
-    cxx.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
-    cxx.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
-    cxx.set_defaults(func=virt.command_cxx)
-
-    fc = sub.add_parser(
-        "fc",
-        help="compile a plain MPI Fortran program against the virtual-rank runtime",
-        description="tandem cc for Fortran (mpif.h, the mpi module; mpi_f08 on Open MPI), "
-        "with the MPI's Fortran compiler (mpif90): the main program runs as each virtual "
-        "rank, its local variables on the rank's stack (-frecursive). Warns of saved, module "
-        "and common variables, which the virtual ranks of a process share. Every other word "
-        "goes to the MPI's compiler.",
-        epilog="example: tandem fc --mpi mpich app.f90 -O2 -o app && tandem run --virtual 4 ./app",
-    )
-    fc.add_argument(
-        "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
-    )
-    fc.add_argument("-v", "--verbose", action="store_true", help="print the compiler's commands")
-    fc.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
-    fc.add_argument("arguments", nargs=argparse.REMAINDER, help="sources and compiler options")
-    fc.set_defaults(func=virt.command_fc)
+    compilers = [
+        (
+            "cc",
+            "C",
+            "Compile and link a plain MPI C program (its main and MPI_* calls unchanged) with "
+            "the virtual-rank runtime: Tandem's mpi.h first on the include path, "
+            "libtandem-virt and its main. Warns of written global and static variables, which "
+            "the virtual ranks of a process share. Every other word goes to the MPI's compiler.",
+            "tandem cc --mpi mpich app.c",
+            virt.command_cc,
+        ),
+        (
+            "c++",
+            "C++",
+            "tandem cc for C++ sources, with the MPI's C++ compiler (mpicxx): the program's "
+            "main and MPI_* calls unchanged; the MPI's C++ bindings (MPI::, removed in MPI 3.0) "
+            "are left out.",
+            "tandem c++ --mpi openmpi app.cpp",
+            virt.command_cxx,
+        ),
+        (
+            "fc",
+            "Fortran",
+            "tandem cc for Fortran (mpif.h, the mpi module; mpi_f08 on Open MPI), with the "
+            "MPI's Fortran compiler (mpif90): the main program runs as each virtual rank, its "
+            "local variables on the rank's stack (-frecursive). Warns of saved, module and "
+            "common variables, which the virtual ranks of a process share. Every other word "
+            "goes to the MPI's compiler.",
+            "tandem fc --mpi mpich app.f90",
+            virt.command_fc,
+        ),
+    ]
+    for name, language, description, example, func in compilers:
+        compiler = sub.add_parser(
+            name,
+            help=f"compile a plain MPI {language} program against the virtual-rank runtime",
+            description=description,
+            epilog=f"example: {example} -O2 -o app && tandem run --virtual 4 ./app",
+        )
+        compiler.add_argument(
+            "--mpi", choices=["openmpi", "mpich"], help="the MPI (default: the first build)"
+        )
+        compiler.add_argument(
+            "-v", "--verbose", action="store_true", help="print the compiler's commands"
+        )
+        compiler.add_argument("--privatize", action="store_true", help=PRIVATIZE_HELP)
+        compiler.add_argument(
+            "arguments", nargs=argparse.REMAINDER, help="sources and compiler options"
+        )
+        compiler.set_defaults(func=func)
 
     exe = sub.add_parser("exec", help="run one rank with Tandem preloaded (under any launcher)")
     add_rank_options(exe, "")

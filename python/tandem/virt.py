@@ -223,6 +223,38 @@ def defines_main(obj: Path) -> bool:
     return any(line.split()[-2:] == ["T", "main"] for line in result.stdout.splitlines())
 
 
+def runtime_link_flags(build: Build) -> list[str]:
+    """What a program built for the virtual ranks links: the process's main
+    (libtandem-virt-main.a) and libtandem-virt, found again at run time."""
+    return [
+        str(build.directory / "libtandem-virt-main.a"),
+        f"-L{build.directory}",
+        f"-Wl,-rpath,{build.directory}",
+        "-ltandem-virt",
+    ]
+
+
+def runner(verbose: bool):
+    """A function that runs a command (printed first if 'verbose') and
+    returns its exit status."""
+
+    def run(command: list[str]) -> int:
+        if verbose:
+            print(" ".join(command), file=sys.stderr)
+        return subprocess.run(command, check=False).returncode
+
+    return run
+
+
+def object_path(source: str, n: int, count: int, tmp: Path, output, compile_only: bool) -> Path:
+    """The object file of the n-th of 'count' sources: with -c where the
+    compiler would put it (-o names it when there is one source), else a
+    temporary file."""
+    if compile_only:
+        return Path(output if output and count == 1 else Path(source).stem + ".o")
+    return tmp / f"{n}-{Path(source).stem}.o"
+
+
 def command_fc(args: argparse.Namespace) -> int:
     """tandem fc: a plain MPI Fortran program (mpif.h or the mpi module)
     compiled with the MPI's own Fortran compiler and linked against the
@@ -254,26 +286,15 @@ def command_fc(args: argparse.Namespace) -> int:
     _, inputs, flags, output, compile_only = split_arguments(rest)
     if not sources and not inputs:
         raise TandemError(f"{me}: no source or object file given")
-    link_flags = [
-        str(build.directory / "libtandem-virt-main.a"),
-        f"-L{build.directory}",
-        f"-Wl,-rpath,{build.directory}",
-        "-ltandem-virt",
-    ]
+    link_flags = runtime_link_flags(build)
 
-    def run(command: list[str]) -> int:
-        if args.verbose:
-            print(" ".join(command), file=sys.stderr)
-        return subprocess.run(command, check=False).returncode
+    run = runner(args.verbose)
 
     with tempfile.TemporaryDirectory(prefix="tandem-fc-") as tmp:
         objects: list[Path] = []
         names: dict[Path, str] = {}
         for n, source in enumerate(sources):
-            if compile_only:
-                obj = Path(output if output and len(sources) == 1 else Path(source).stem + ".o")
-            else:
-                obj = Path(tmp) / f"{n}-{Path(source).stem}.o"
+            obj = object_path(source, n, len(sources), Path(tmp), output, compile_only)
             # the modules a source defines: beside its object with -c, as the
             # compiler would, else with the other temporary files
             modules = [] if compile_only else [f"-J{tmp}"]
@@ -352,29 +373,18 @@ def command_cc(args: argparse.Namespace, cxx: bool = False) -> int:
     privatize = getattr(args, "privatize", False)
     if privatize:  # for the copy of the program its ranks run on several cores
         compile_flags.append("-fPIC")
-    link_flags = [
-        str(build.directory / "libtandem-virt-main.a"),
-        f"-L{build.directory}",
-        f"-Wl,-rpath,{build.directory}",
-        "-ltandem-virt",
-    ]
+    link_flags = runtime_link_flags(build)
     sources, inputs, flags, output, compile_only = split_arguments(words)
     if not sources and not inputs:
         raise TandemError(f"{me}: no source or object file given")
 
-    def run(command: list[str]) -> int:
-        if args.verbose:
-            print(" ".join(command), file=sys.stderr)
-        return subprocess.run(command, check=False).returncode
+    run = runner(args.verbose)
 
     with tempfile.TemporaryDirectory(prefix="tandem-cc-") as tmp:
         objects: list[Path] = []
         names: dict[Path, str] = {}
         for n, source in enumerate(sources):
-            if compile_only:
-                obj = Path(output if output and len(sources) == 1 else Path(source).stem + ".o")
-            else:
-                obj = Path(tmp) / f"{n}-{Path(source).stem}.o"
+            obj = object_path(source, n, len(sources), Path(tmp), output, compile_only)
             code = run([compiler, *compile_flags, *flags, "-c", source, "-o", str(obj)])
             if code != 0:
                 return code
