@@ -1630,9 +1630,35 @@ def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> 
     return parser.parse_args(words[:split] + (argv[starts[split] :] if program else []))
 
 
+# tandem cc, c++ and fc: their own options, each with how many values follow.
+COMPILE_COMMANDS = ("cc", "c++", "fc")
+COMPILE_OPTIONS = {"--mpi": 1, "-v": 0, "--verbose": 0, "--privatize": 0, "-h": 0, "--help": 0}
+
+
+def compiler_words(argv: list[str]) -> list[str]:
+    """argv with a "--" before the first word of tandem cc, c++ or fc that
+    is the compiler's, so that one starting with a dash (tandem fc -c
+    app.f90, tandem cc -O2 app.c) is not read as tandem's."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):  # tandem's own: --builds DIR, --version
+        i += 2 if argv[i] == "--builds" else 1
+    if i >= len(argv) or argv[i] not in COMPILE_COMMANDS:
+        return argv
+    j = i + 1
+    while j < len(argv) and argv[j] != "--":
+        word = argv[j]
+        if word.startswith("--mpi="):
+            j += 1
+        elif word in COMPILE_OPTIONS:
+            j += 1 + COMPILE_OPTIONS[word]
+        else:
+            return [*argv[:j], "--", *argv[j:]]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parse_arguments(parser, argv)
+    args = parse_arguments(parser, compiler_words(sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.func(args)
     except TandemError as error:

@@ -261,5 +261,18 @@ def test_an_unsupported_fortran_call_stops_the_program_with_its_name(mpi, tmp_pa
 def test_fc_says_what_is_missing(tmp_path):
     empty = tandem_cli("fc")
     assert empty.returncode != 0 and "no source file given" in empty.stderr
-    flags = tandem_cli("fc", "--", "-O2")
+    flags = tandem_cli("fc", "-O2")
     assert flags.returncode != 0 and "no source or object file given" in flags.stderr
+
+
+def test_fc_compiles_and_links_apart_with_the_compilers_options_first(tmp_path):
+    """tandem fc -c (an option of the compiler's before the source), then
+    the object linked alone: its main already renamed, it runs as ranks."""
+    obj, program = tmp_path / "virt_f.o", tmp_path / "virt_f"
+    compiled = tandem_cli("fc", "-c", PROGRAM, "-o", str(obj))
+    assert compiled.returncode == 0, compiled.stderr
+    linked = tandem_cli("fc", "-O2", str(obj), "-o", str(program))
+    assert linked.returncode == 0, linked.stderr
+    run = tandem_cli("run", "-q", "--cores", "1", "--virtual", "2", str(program), timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("ranks 2, thread level 0\n"), run.stdout
