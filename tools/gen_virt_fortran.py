@@ -168,13 +168,13 @@ def entry(name: str, params: list[tuple[str, str]]) -> str:
         lines.append("out:")
     lines += [f"    {line}" for line in frees]
     lines.append("}")
-    return "\n".join(lines), f08_wrapper(lower, fargs)
+    return "\n".join(lines), fargs
 
 
 def f08_wrapper(lower: str, fargs: list[str]) -> str:
-    """Open MPI's mpi_f08 entry point of the same function (mpi_send_f08_):
-    the same arguments (its status is the C layout, as mpif.h's is there),
-    but ierror optional."""
+    """The mpi_f08 entry point of a function (mpi_send_f08_ on Open MPI,
+    mpi_comm_rank_f08_ on MPICH): mpif.h's arguments (the status is the C
+    layout, as mpif.h's is, on both MPIs), ierror optional."""
     names = [arg.split("*")[-1].strip() for arg in fargs[:-1]]
     signature = f"TMPI_EXPORT void {lower}f08_({', '.join(fargs)})"
     return "\n".join(
@@ -191,6 +191,75 @@ def f08_wrapper(lower: str, fargs: list[str]) -> str:
     )
 
 
+def buffer_roles(params: list[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """How MPICH's mpi_f08 entry point takes each choice buffer, which may
+    be a non-contiguous array section: ("pair", count, datatype) where the
+    buffer has a count and datatype of its own (a derived datatype then
+    describes the section), ("copy", datatype) where it shares them with
+    another buffer (the reductions: a contiguous copy), ("whole",) where
+    its counts come as an array (a section is refused)."""
+    resolved: dict[str, tuple[str, str]] = {}
+    roles: dict[str, tuple[str, ...]] = {}
+    for i, (ctype, p) in enumerate(params):
+        if "void *" not in ctype:
+            continue
+        j = i + 1
+        while j < len(params) and "void *" in params[j][0]:
+            j += 1
+        if j + 1 < len(params) and params[j][0] == "int" and params[j + 1][0] == "MPI_Datatype":
+            resolved[p] = (params[j][1], params[j + 1][1])
+        else:
+            roles[p] = ("whole",)
+    for p, pair in resolved.items():
+        shared = list(resolved.values()).count(pair) > 1
+        roles[p] = ("copy", pair[1]) if shared else ("pair", *pair)
+    return {p: roles[p] for _, p in params if p in roles}
+
+
+def mpich_f08ts(name: str, params: list[tuple[str, str]], fargs: list[str]) -> str:
+    """MPICH's mpi_f08 entry point of a function with choice buffers
+    (mpi_send_f08ts_): each buffer a gfortran descriptor, converted by
+    fortran.c's f_pair, f_copy or f_whole, then mpif.h's entry point."""
+    roles = buffer_roles(params)
+    names = [p for _, p in params]
+    kinds = dict((p, c) for c, p in params)
+    nonblocking = "1" if "request" in names else "0"
+    args = []
+    for arg, p in zip(fargs[:-1], names):
+        args.append(f"f_array *{p}" if p in roles else arg)
+    signature = (
+        f"TMPI_EXPORT void mpi_{name.lower()}_f08ts_({', '.join([*args, 'MPI_Fint *ierror'])})"
+    )
+    body = []
+    call = {p: p for p in names}
+    for p, role in roles.items():
+        body.append(f"f_buffer b_{p};")
+        if role[0] == "pair":
+            count, datatype = role[1], role[2]
+            body.append(f"MPI_Fint n_{count} = *{count}, t_{datatype} = *{datatype};")
+            body.append(f'f_pair(&b_{p}, "MPI_{name}", "{p}", {p}, &n_{count}, &t_{datatype});')
+            call[count], call[datatype] = f"&n_{count}", f"&t_{datatype}"
+        elif role[0] == "copy":
+            receive = "0" if kinds[p].startswith("const") else "1"
+            body.append(
+                f'f_copy(&b_{p}, "MPI_{name}", "{p}", {p}, *{role[1]}, {receive}, {nonblocking});'
+            )
+        else:
+            body.append(f'f_whole(&b_{p}, "MPI_{name}", "{p}", {p});')
+        call[p] = f"b_{p}.address"
+    buffers = [f"&b_{p}" for p in roles] + ["NULL"] * (2 - len(roles))
+    if len(roles) > 2:
+        raise SystemExit(f"gen_virt_fortran: {name}: more than two choice buffers")
+    request = "request" if "request" in names else "NULL"
+    body += [
+        "MPI_Fint rc;",
+        f"mpi_{name.lower()}_({', '.join([*(call[p] for p in names), '&rc'])});",
+        f"f_finish(rc, {request}, {', '.join(buffers)});",
+        "optional(ierror, rc);",
+    ]
+    return "\n".join([f"{signature};", signature, "{", *(f"    {b}" for b in body), "}"])
+
+
 def render() -> str:
     implemented = {}
     for ret, name, params in prototypes():
@@ -204,12 +273,19 @@ def render() -> str:
         "",
     ]
     f08 = []
+    mpich = []
     for name in sorted(implemented):
         if name in BY_HAND or name in NOT_MPI or name in C_ONLY:
             continue
-        text, wrapper = entry(name, implemented[name][1])
+        params = implemented[name][1]
+        text, fargs = entry(name, params)
         out += [text, ""]
-        f08 += [wrapper, ""]
+        lower = f"mpi_{name.lower()}_"
+        f08 += [f08_wrapper(lower, fargs), ""]
+        if any("void *" in ctype for ctype, _ in params):
+            mpich += [mpich_f08ts(name, params, fargs), ""]
+        else:
+            mpich += [f08_wrapper(lower, fargs), ""]
     stubs = []
     for full in mpi_functions():
         short = full[len("MPI_") :]
@@ -227,6 +303,23 @@ def render() -> str:
     out += ["#if defined(OPEN_MPI)", "", *f08]
     for full in stubs:
         out.append(f'TDM_VIRT_F_UNSUPPORTED({full.lower()}_f08_, "{full}")')
+    out += [
+        "#else",
+        "/* MPICH's mpi_f08 module: the same entry points, ierror optional, but",
+        "   mpi_send_f08ts_ and kin for those with choice buffers, which come as",
+        "   descriptors; the forms with MPI_COUNT_KIND counts are unsupported as",
+        "   C's _c functions are. */",
+        "",
+        *mpich,
+    ]
+    for full in stubs:
+        out.append(f'TDM_VIRT_F_UNSUPPORTED({full.lower()}_f08_, "{full}")')
+        out.append(f'TDM_VIRT_F_UNSUPPORTED({full.lower()}_f08ts_, "{full}")')
+    for full in mpi_functions():
+        if full.endswith("_c") and not PASS_THROUGH.match(full[:-2]):
+            base = full[:-2].lower()
+            out.append(f'TDM_VIRT_F_UNSUPPORTED({base}_f08_large_, "{full}")')
+            out.append(f'TDM_VIRT_F_UNSUPPORTED({base}_f08ts_large_, "{full}")')
     out += ["#endif", ""]
     return "\n".join(out)
 

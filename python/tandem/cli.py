@@ -1164,7 +1164,7 @@ def build_parser() -> argparse.ArgumentParser:
         (
             "fc",
             "Fortran",
-            "tandem cc for Fortran (mpif.h, the mpi module; mpi_f08 on Open MPI), with the "
+            "tandem cc for Fortran (mpif.h, the mpi and mpi_f08 modules), with the "
             "MPI's Fortran compiler (mpif90): the main program runs as each virtual rank, its "
             "local variables on the rank's stack (-frecursive). Warns of saved, module and "
             "common variables, which the virtual ranks of a process share. Every other word "

@@ -204,11 +204,6 @@ def fortran_name(symbol: str) -> str:
     return symbol
 
 
-# MPICH's mpi_f08 entry points (mpi_send_f08ts_ takes its buffer as a
-# Fortran descriptor); Open MPI's (mpi_send_f08_) are libtandem-virt's too.
-F08_ENTRY = re.compile(r"^mpi_\w+_f08(ts)?_$")
-
-
 def undefined(obj: Path) -> list[str]:
     result = subprocess.run(
         ["nm", "--undefined-only", str(obj)], capture_output=True, text=True, check=False
@@ -321,14 +316,6 @@ def command_fc(args: argparse.Namespace) -> int:
                 shutil.copyfile(given, copy)
                 objects.append(copy)
                 names[copy] = given
-        if build.family != "Open MPI":
-            f08 = sorted({n for obj in objects for n in undefined(obj) if F08_ENTRY.match(n)})
-            if f08:
-                raise TandemError(
-                    f"{me}: the mpi_f08 module of {build.family} ({f08[0]}...) is not supported "
-                    "by the virtual ranks yet: use the mpi module or mpif.h (or Open MPI: "
-                    "--mpi openmpi)"
-                )
         for obj in objects:
             if defines_main(obj):
                 code = run(["objcopy", "--redefine-sym", "main=TMPI_Main", str(obj)])

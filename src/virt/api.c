@@ -114,6 +114,16 @@ static MPI_Request request_handle(const tdm_virt_request *req)
     return (MPI_Request)(REQUEST_BASE + (uintptr_t)req->index);
 }
 
+int tdm_virt_request_on_release(MPI_Request handle, void (*fn)(void *), void *arg)
+{
+    tdm_virt_request *req = request_of(handle);
+    if (!req)
+        return MPI_ERR_REQUEST;
+    req->on_release = fn;
+    req->on_release_arg = arg;
+    return MPI_SUCCESS;
+}
+
 static void fill_status(MPI_Status *status, const tdm_virt_request *req)
 {
     if (status == MPI_STATUS_IGNORE)

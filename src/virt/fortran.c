@@ -2,7 +2,9 @@
  * Fortran programs as virtual ranks (`tandem fc`, docs/VIRTUAL.md): the
  * entry points of mpif.h and the mpi module under gfortran's names
  * (mpi_send_), which take Fortran's arguments, all by reference, and call
- * the TMPI_* functions. Most are generated into gen_fortran.inc
+ * the TMPI_* functions; and those of the mpi_f08 module (mpi_send_f08_ on
+ * Open MPI, mpi_send_f08ts_ on MPICH, whose array sections are read from
+ * gfortran's descriptors, below). Most are generated into gen_fortran.inc
  * (tools/gen_virt_fortran.py), included at the end; those whose Fortran
  * form differs from C's are written here, with the conversions all share.
  * The process-local functions (datatypes, operations, MPI_Get_count...)
@@ -24,11 +26,13 @@
  * is then NULL and nothing matches it.
  */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tmpi.h"
+#include "virt/queue.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran's default INTEGER is C's int");
 
@@ -60,9 +64,29 @@ extern MPI_Fint mpifcmb9_[] __attribute__((weak));
 #define F_STATUSES_IGNORE mpipriv2_
 #define F_UNWEIGHTED mpifcmb5_
 #define F_WEIGHTS_EMPTY mpifcmb9_
+/* MPICH's mpi_f08 module has its own (declared by mpi.h, defined by the
+   Fortran library). */
+#pragma weak MPIR_F08_MPI_BOTTOM
+#pragma weak MPIR_F08_MPI_IN_PLACE
+#pragma weak MPIR_F08_MPI_STATUS_IGNORE_OBJ
+#pragma weak MPIR_F08_MPI_STATUSES_IGNORE_OBJ
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_unweighted[] __attribute__((weak));
+extern MPI_Fint __mpi_f08_link_constants_MOD_mpi_weights_empty[] __attribute__((weak));
+#define F08_BOTTOM (&MPIR_F08_MPI_BOTTOM)
+#define F08_IN_PLACE (&MPIR_F08_MPI_IN_PLACE)
+#define F08_STATUS_IGNORE (&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+#define F08_STATUSES_IGNORE MPIR_F08_MPI_STATUSES_IGNORE_OBJ
+#define F08_UNWEIGHTED __mpi_f08_link_constants_MOD_mpi_unweighted
+#define F08_WEIGHTS_EMPTY __mpi_f08_link_constants_MOD_mpi_weights_empty
+#endif
+#if defined(OPEN_MPI)
+#define F08_STATUS_IGNORE NULL
+#define F08_STATUSES_IGNORE NULL
+#define F08_UNWEIGHTED NULL
+#define F08_WEIGHTS_EMPTY NULL
 #endif
 
-static int is(const void *address, const MPI_Fint *sentinel)
+static int is(const void *address, const void *sentinel)
 {
     return sentinel && address == (const void *)sentinel;
 }
@@ -80,21 +104,21 @@ static void *tdm_virt_f_buffer(void *address)
 
 static int *tdm_virt_f_weights(MPI_Fint *weights)
 {
-    if (is(weights, F_UNWEIGHTED))
+    if (is(weights, F_UNWEIGHTED) || is(weights, F08_UNWEIGHTED))
         return MPI_UNWEIGHTED;
-    if (is(weights, F_WEIGHTS_EMPTY))
+    if (is(weights, F_WEIGHTS_EMPTY) || is(weights, F08_WEIGHTS_EMPTY))
         return MPI_WEIGHTS_EMPTY;
     return weights;
 }
 
 static int tdm_virt_f_status_ignored(const MPI_Fint *status)
 {
-    return is(status, F_STATUS_IGNORE);
+    return is(status, F_STATUS_IGNORE) || is(status, F08_STATUS_IGNORE);
 }
 
 static int tdm_virt_f_statuses_ignored(const MPI_Fint *statuses)
 {
-    return is(statuses, F_STATUSES_IGNORE);
+    return is(statuses, F_STATUSES_IGNORE) || is(statuses, F08_STATUSES_IGNORE);
 }
 
 static void tdm_virt_c2f_status(const MPI_Status *c, MPI_Fint *f)
@@ -294,11 +318,14 @@ TMPI_EXPORT void mpi_alltoallw_(void *sendbuf, const MPI_Fint *sendcounts, const
     free(types);
 }
 
-/* Open MPI's mpi_f08 module: the entry points above with ierror optional
-   (its statuses are mpif.h's there: the C layout). MPI_Wtime and
-   MPI_Wtick of that module are the C functions, the real MPI's. MPICH's
-   mpi_f08 passes its buffers as Fortran descriptors: not supported. */
-#if defined(OPEN_MPI)
+/* --- The mpi_f08 module ---------------------------------------------------- */
+
+/* Its entry points take mpif.h's arguments, with ierror optional. Open
+   MPI's (mpi_send_f08_) take the choice buffers by address too, and its
+   MPI_Wtime and MPI_Wtick are the C functions, the real MPI's. MPICH's
+   (mpi_comm_rank_f08_, mpi_wtime_f08_) pass each choice buffer as
+   gfortran's descriptor of an assumed-rank array (mpi_send_f08ts_), which
+   may describe a non-contiguous array section: below. */
 static void optional(MPI_Fint *ierror, MPI_Fint rc)
 {
     if (ierror)
@@ -323,11 +350,19 @@ TMPI_EXPORT void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provid
     optional(ierror, rc);
 }
 
+/* The buffer's address: a TYPE(C_PTR) on MPICH, left as it is on Open
+   MPI (a choice buffer there). */
 TMPI_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror);
 TMPI_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
-    MPI_Fint rc;
-    mpi_buffer_detach_(buffer_addr, size, &rc);
+    void *address = NULL;
+    MPI_Fint rc = TMPI_Buffer_detach(&address, size);
+#if !defined(OPEN_MPI)
+    if (rc == MPI_SUCCESS)
+        *(void **)buffer_addr = address;
+#else
+    (void)buffer_addr;
+#endif
     optional(ierror, rc);
 }
 
@@ -351,6 +386,7 @@ TMPI_EXPORT void mpi_testany_f08_(const MPI_Fint *count, MPI_Fint *requests, MPI
     optional(ierror, rc);
 }
 
+#if defined(OPEN_MPI)
 TMPI_EXPORT void mpi_alltoallw_f08_(void *sendbuf, const MPI_Fint *sendcounts,
                                     const MPI_Fint *sdispls, const MPI_Fint *sendtypes,
                                     void *recvbuf, const MPI_Fint *recvcounts,
@@ -365,6 +401,256 @@ TMPI_EXPORT void mpi_alltoallw_f08_(void *sendbuf, const MPI_Fint *sendcounts,
     MPI_Fint rc;
     mpi_alltoallw_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                    comm, &rc);
+    optional(ierror, rc);
+}
+#else
+TMPI_EXPORT double mpi_wtime_f08_(void);
+TMPI_EXPORT double mpi_wtime_f08_(void)
+{
+    return TMPI_Wtime();
+}
+
+TMPI_EXPORT double mpi_wtick_f08_(void);
+TMPI_EXPORT double mpi_wtick_f08_(void)
+{
+    return TMPI_Wtick();
+}
+
+/* gfortran's descriptor of an assumed-rank array (GCC 8 and later): the
+   element of the section at 0-based indices i_k lies at
+   base + sum(i_k * stride_k) * span bytes. */
+typedef struct {
+    ptrdiff_t stride, lower, upper;
+} f_dim;
+
+typedef struct {
+    void *base; /* the section's first element */
+    size_t offset;
+    size_t elem_len;
+    int version;
+    signed char rank, type;
+    short attribute;
+    ptrdiff_t span;
+    f_dim dim[15];
+} f_array;
+
+static ptrdiff_t f_extent(const f_array *a, int k)
+{
+    ptrdiff_t extent = a->dim[k].upper - a->dim[k].lower + 1;
+    return extent > 0 ? extent : 0;
+}
+
+static ptrdiff_t f_step(const f_array *a, int k)
+{
+    return a->dim[k].stride * (a->span ? a->span : (ptrdiff_t)a->elem_len);
+}
+
+static MPI_Aint f_elements(const f_array *a)
+{
+    MPI_Aint n = 1;
+    for (int k = 0; k < a->rank; k++)
+        n *= f_extent(a, k);
+    return n;
+}
+
+static int f_contiguous(const f_array *a)
+{
+    if (f_elements(a) == 0)
+        return 1;
+    ptrdiff_t expected = (ptrdiff_t)a->elem_len;
+    for (int k = 0; k < a->rank; k++) {
+        if (f_extent(a, k) > 1 && f_step(a, k) != expected)
+            return 0;
+        expected *= f_extent(a, k);
+    }
+    return 1;
+}
+
+__attribute__((noreturn)) static void f_refuse(const char *call, const char *arg, const char *why)
+{
+    fprintf(stderr,
+            "tandem virt: %s: %s is a non-contiguous array section %s, which Tandem's virtual "
+            "ranks do not take from MPICH's mpi_f08; pass a contiguous array (docs/VIRTUAL.md)\n",
+            call, arg, why);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+/* The first m elements of the section, each one 'element': nested
+   vectors for the whole section, the elements' displacements for a part
+   of it. */
+static MPI_Datatype f_section_type(const f_array *a, MPI_Datatype element, MPI_Aint m)
+{
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    if (m == f_elements(a)) {
+        MPI_Datatype inner = element;
+        for (int k = 0; k < a->rank; k++) {
+            PMPI_Type_create_hvector((int)f_extent(a, k), 1, f_step(a, k), inner, &type);
+            if (inner != element)
+                PMPI_Type_free(&inner);
+            inner = type;
+        }
+    } else {
+        MPI_Aint *at = malloc(sizeof *at * (size_t)(m > 0 ? m : 1));
+        ptrdiff_t index[15] = {0};
+        for (MPI_Aint i = 0; at && i < m; i++) {
+            at[i] = 0;
+            for (int k = 0; k < a->rank; k++)
+                at[i] += index[k] * f_step(a, k);
+            for (int k = 0; k < a->rank && ++index[k] == f_extent(a, k); k++)
+                index[k] = 0;
+        }
+        if (!at)
+            f_refuse("tandem", "an array", "(out of memory)");
+        PMPI_Type_create_hindexed_block((int)m, 1, at, element, &type);
+        free(at);
+    }
+    PMPI_Type_commit(&type);
+    return type;
+}
+
+/* A choice buffer as the C call takes it: its address, and what was made
+   for a non-contiguous section (its datatype; or a contiguous copy of its
+   'bytes', which a blocking receive copies back). */
+typedef struct {
+    void *address;
+    MPI_Datatype type;
+    void *copy;
+    int bytes;
+    int copy_back;
+    void *section;
+} f_buffer;
+
+/* The buffer's address, or the C sentinel it stands for; 1 if that is
+   all the call needs. */
+static int f_plain(f_buffer *b, const f_array *a)
+{
+    *b = (f_buffer){.address = a->base, .type = MPI_DATATYPE_NULL};
+    if (is(a->base, F08_BOTTOM)) {
+        b->address = MPI_BOTTOM;
+        return 1;
+    }
+    if (is(a->base, F08_IN_PLACE)) {
+        b->address = MPI_IN_PLACE;
+        return 1;
+    }
+    return a->rank == 0 || f_contiguous(a);
+}
+
+/* A buffer with a count and datatype of its own: a section becomes one
+   item of a datatype made of the user's, one (or several, for a smaller
+   datatype) per array element. */
+static void f_pair(f_buffer *b, const char *call, const char *arg, const f_array *a,
+                   MPI_Fint *count, MPI_Fint *datatype)
+{
+    if (f_plain(b, a) || *count == 0)
+        return;
+    MPI_Datatype type = PMPI_Type_f2c(*datatype);
+    int size = 0;
+    MPI_Aint lb = 0, extent = 0;
+    PMPI_Type_size(type, &size);
+    PMPI_Type_get_extent(type, &lb, &extent);
+    if (size <= 0 || lb != 0 || extent != size || a->elem_len % (size_t)size)
+        f_refuse(call, arg, "of a datatype other than its elements' own");
+    int per = (int)(a->elem_len / (size_t)size);
+    if (*count % per || *count / per > f_elements(a))
+        f_refuse(call, arg, "whose count does not end on one of its elements");
+    MPI_Datatype element = type;
+    if (per > 1)
+        PMPI_Type_contiguous(per, type, &element);
+    b->type = f_section_type(a, element, *count / per);
+    if (element != type)
+        PMPI_Type_free(&element);
+    *count = 1;
+    *datatype = PMPI_Type_c2f(b->type);
+}
+
+/* A buffer that shares its count and datatype with another (a reduction's
+   sendbuf and recvbuf): a section is copied into a contiguous buffer, and
+   a receiving one back after the call. */
+static void f_copy(f_buffer *b, const char *call, const char *arg, const f_array *a,
+                   MPI_Fint datatype, int receive, int nonblocking)
+{
+    (void)datatype;
+    if (f_plain(b, a))
+        return;
+    if (receive && nonblocking)
+        f_refuse(call, arg, "as a nonblocking or persistent reduction's result");
+    MPI_Datatype element;
+    PMPI_Type_contiguous((int)a->elem_len, MPI_BYTE, &element);
+    b->type = f_section_type(a, element, f_elements(a));
+    PMPI_Type_free(&element);
+    b->bytes = (int)(f_elements(a) * (MPI_Aint)a->elem_len);
+    b->copy = malloc((size_t)b->bytes);
+    if (!b->copy)
+        f_refuse(call, arg, "(out of memory for its copy)");
+    int position = 0;
+    PMPI_Pack(a->base, 1, b->type, b->copy, b->bytes, &position, MPI_COMM_SELF);
+    b->address = b->copy;
+    b->copy_back = receive;
+    b->section = a->base;
+}
+
+/* A buffer whose counts come as arrays: a section is refused. */
+static void f_whole(f_buffer *b, const char *call, const char *arg, const f_array *a)
+{
+    if (!f_plain(b, a))
+        f_refuse(call, arg, "with counts given as an array");
+}
+
+static void f_release(void *made)
+{
+    f_buffer *b = made;
+    for (int i = 0; i < 2; i++) {
+        if (b[i].type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&b[i].type);
+        free(b[i].copy);
+    }
+    free(b);
+}
+
+/* After the call: a blocking receive's copy back into its section, and
+   what was made freed, or handed to the request that still uses it. */
+static void f_finish(MPI_Fint rc, const MPI_Fint *request, f_buffer *first, f_buffer *second)
+{
+    f_buffer *made = calloc(2, sizeof *made);
+    if (!made)
+        f_refuse("tandem", "an array", "(out of memory)");
+    made[0] = *first;
+    made[1] = second ? *second : (f_buffer){.type = MPI_DATATYPE_NULL};
+    int kept = 0;
+    for (int i = 0; i < 2; i++) {
+        f_buffer *b = &made[i];
+        if (b->copy_back && rc == MPI_SUCCESS) {
+            int position = 0;
+            PMPI_Unpack(b->copy, b->bytes, &position, b->section, 1, b->type, MPI_COMM_SELF);
+        }
+        kept |= b->type != MPI_DATATYPE_NULL || b->copy;
+    }
+    if (kept && request && rc == MPI_SUCCESS &&
+        tdm_virt_request_on_release(tdm_virt_f_request(*request), f_release, made) == MPI_SUCCESS)
+        return;
+    f_release(made);
+}
+
+TMPI_EXPORT void mpi_alltoallw_f08ts_(f_array *sendbuf, const MPI_Fint *sendcounts,
+                                      const MPI_Fint *sdispls, const MPI_Fint *sendtypes,
+                                      f_array *recvbuf, const MPI_Fint *recvcounts,
+                                      const MPI_Fint *rdispls, const MPI_Fint *recvtypes,
+                                      const MPI_Fint *comm, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_alltoallw_f08ts_(f_array *sendbuf, const MPI_Fint *sendcounts,
+                                      const MPI_Fint *sdispls, const MPI_Fint *sendtypes,
+                                      f_array *recvbuf, const MPI_Fint *recvcounts,
+                                      const MPI_Fint *rdispls, const MPI_Fint *recvtypes,
+                                      const MPI_Fint *comm, MPI_Fint *ierror)
+{
+    f_buffer send, recv;
+    f_whole(&send, "MPI_Alltoallw", "sendbuf", sendbuf);
+    f_whole(&recv, "MPI_Alltoallw", "recvbuf", recvbuf);
+    MPI_Fint rc;
+    mpi_alltoallw_(send.address, sendcounts, sdispls, sendtypes, recv.address, recvcounts, rdispls,
+                   recvtypes, comm, &rc);
     optional(ierror, rc);
 }
 #endif

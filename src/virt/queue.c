@@ -162,6 +162,17 @@ tdm_virt_request *tdm_virt_request_at(int index)
     return &chunks[index >> CHUNK_BITS][index & (CHUNK - 1)];
 }
 
+/* A released, complete request onto the free list, after what it owns. */
+static void recycle(tdm_virt_mailbox *box, tdm_virt_request *r)
+{
+    if (r->on_release) {
+        r->on_release(r->on_release_arg);
+        r->on_release = NULL;
+    }
+    r->next = box->free_requests;
+    box->free_requests = r;
+}
+
 tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
 {
     tdm_virt_mailbox *box = &mailboxes[self->local];
@@ -170,8 +181,7 @@ tdm_virt_request *tdm_virt_request_new(tdm_virt_rank *self)
         tdm_virt_request *r = *p;
         if (tdm_virt_request_done(r)) {
             *p = r->next;
-            r->next = box->free_requests;
-            box->free_requests = r;
+            recycle(box, r);
         } else {
             p = &r->next;
         }
@@ -230,6 +240,8 @@ void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
     r->p_type = MPI_DATATYPE_NULL;
     r->p_peer = r->p_tag = 0;
     r->p_comm = MPI_COMM_NULL;
+    r->on_release = NULL;
+    r->on_release_arg = NULL;
     r->next = NULL;
 }
 
@@ -243,8 +255,7 @@ void tdm_virt_request_release(tdm_virt_rank *self, tdm_virt_request *req)
         return;
     }
     req->kind = 0;
-    req->next = box->free_requests;
-    box->free_requests = req;
+    recycle(box, req);
 }
 
 void tdm_virt_complete(tdm_virt_request *req, int source, int tag, size_t bytes, int error)

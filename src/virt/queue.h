@@ -60,6 +60,11 @@ typedef struct tdm_virt_request {
     MPI_Datatype p_type;
     int p_peer, p_tag;
     MPI_Comm p_comm;
+    /* Run once the request is released and complete: what the program's
+       entry point made for it (src/virt/fortran.c: an array section's
+       datatype, a contiguous copy). */
+    void (*on_release)(void *);
+    void *on_release_arg;
     struct tdm_virt_request *next; /* in the posted queue or a free list */
 } tdm_virt_request;
 
@@ -77,6 +82,12 @@ void tdm_virt_request_init(tdm_virt_request *req, tdm_virt_rank *self, int index
 
 /* The request numbered 'index', or NULL. */
 tdm_virt_request *tdm_virt_request_at(int index);
+
+/* Call fn(arg) once the program's request 'handle' is released and
+   complete (src/virt/api.c, which knows the handles). Returns MPI_SUCCESS,
+   or MPI_ERR_REQUEST when 'handle' is not one of the runtime's requests
+   (fn is then not called). */
+int tdm_virt_request_on_release(MPI_Request handle, void (*fn)(void *), void *arg);
 
 static inline int tdm_virt_request_done(const tdm_virt_request *req)
 {

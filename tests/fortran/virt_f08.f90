@@ -1,8 +1,11 @@
 ! The mpi_f08 module's form of tests/fortran/virt_f.f90's checks, for the
 ! virtual ranks' transparency test on Open MPI (tests/python/
 ! test_virt_fortran.py): handles of derived types, statuses with fields,
-! ierror left out, and MPI_Waitany's index from 1. Rank 0 prints every
-! rank's results in rank order.
+! ierror left out, and MPI_Waitany's index from 1; then non-contiguous array
+! sections as buffers (rows of a column-major array: through a descriptor
+! on MPICH, whose MPI_SUBARRAYS_SUPPORTED is true, and as the compiler's
+! copies on Open MPI, whose nonblocking calls then take contiguous arrays).
+! Rank 0 prints every rank's results in rank order.
 program virt_f08
     use mpi_f08
     implicit none
@@ -17,6 +20,8 @@ program virt_f08
     double precision :: sums(3)
     double precision, allocatable :: buf(:), back(:)
     integer, allocatable :: blocks(:), received(:)
+    integer :: grid(4, 5), row(5), six(6), sect(8), stable(8, 64)
+    type(MPI_Request) :: persistent
 
     call MPI_Init_thread(MPI_THREAD_SINGLE, provided)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -108,11 +113,76 @@ program virt_f08
     end do
     results(12) = merge(got, -1, rank == 0)
 
+    ! Sections. 1: a row sent and a whole array received.
+    grid = reshape([(rank * 100 + i, i = 1, 20)], [4, 5])
+    row = 0
+    sect = 0
+    call MPI_Sendrecv(grid(2, :), 5, MPI_INTEGER, next, 13, row, 5, MPI_INTEGER, prev, 13, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+    sect(1) = dot_product(row, [1, 2, 3, 4, 5])
+
+    ! 2: 3 items into a row of 5 (the first 3 of the section), and a
+    ! two-dimensional section of 6 items.
+    call MPI_Sendrecv(row, 3, MPI_INTEGER, next, 14, grid(3, :), 3, MPI_INTEGER, prev, 14, &
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+    call MPI_Sendrecv(grid(1:2, 1:5:2), 6, MPI_INTEGER, next, 15, six, 6, MPI_INTEGER, prev, 15, &
+                      MPI_COMM_WORLD, status)
+    call MPI_Get_count(status, MPI_INTEGER, count)
+    sect(2) = dot_product(grid(3, :), [1, 2, 3, 4, 5]) + 7 * dot_product(six, [1, 2, 3, 4, 5, 6]) + 100000 * count
+
+    ! 3: nonblocking receive into a strided part of a row, sent from a row.
+    if (MPI_SUBARRAYS_SUPPORTED) then
+        call MPI_Irecv(grid(4, 1:5:2), 3, MPI_INTEGER, prev, 16, MPI_COMM_WORLD, requests(1))
+        call MPI_Isend(grid(1, :), 3, MPI_INTEGER, next, 16, MPI_COMM_WORLD, requests(2))
+        call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE)
+    else
+        call MPI_Sendrecv(grid(1, :), 3, MPI_INTEGER, next, 16, grid(4, 1:5:2), 3, MPI_INTEGER, &
+                          prev, 16, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+    end if
+    sect(3) = dot_product(grid(4, :), [1, 2, 3, 4, 5])
+
+    ! 4: a persistent send of a row, started twice.
+    do i = 1, 2
+        grid(2, :) = grid(2, :) + i
+        if (MPI_SUBARRAYS_SUPPORTED) then
+            if (i == 1) call MPI_Send_init(grid(2, :), 5, MPI_INTEGER, next, 17, MPI_COMM_WORLD, &
+                                           persistent)
+            call MPI_Start(persistent)
+            call MPI_Recv(row, 5, MPI_INTEGER, prev, 17, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+            call MPI_Wait(persistent, MPI_STATUS_IGNORE)
+        else
+            call MPI_Sendrecv(grid(2, :), 5, MPI_INTEGER, next, 17, row, 5, MPI_INTEGER, prev, 17, &
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+        end if
+        sect(4) = dot_product(row, [1, 2, 3, 4, 5]) + sect(4) * 1000
+    end do
+    if (MPI_SUBARRAYS_SUPPORTED) call MPI_Request_free(persistent)
+
+    ! 5-6: reductions from a row into a row, and in place on a row.
+    call MPI_Allreduce(grid(1, :), grid(2, :), 5, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+    sect(5) = dot_product(grid(2, :), [1, 2, 3, 4, 5])
+    call MPI_Allreduce(MPI_IN_PLACE, grid(3, :), 5, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
+    sect(6) = dot_product(grid(3, :), [1, 2, 3, 4, 5])
+
+    ! 7: a nonblocking reduction from a row; 8: a broadcast into one.
+    if (MPI_SUBARRAYS_SUPPORTED) then
+        call MPI_Iallreduce(grid(4, :), row, 5, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD, requests(1))
+        call MPI_Wait(requests(1), MPI_STATUS_IGNORE)
+    else
+        call MPI_Allreduce(grid(4, :), row, 5, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
+    end if
+    sect(7) = dot_product(row(1:5), [1, 2, 3, 4, 5])
+    grid(1, :) = [(rank * 10 + i, i = 1, 5)]
+    call MPI_Bcast(grid(1, :), 5, MPI_INTEGER, size - 1, MPI_COMM_WORLD)
+    sect(8) = dot_product(grid(1, :), [1, 2, 3, 4, 5])
+
     call MPI_Gather(results, 12, MPI_INTEGER, table, 12, MPI_INTEGER, 0, MPI_COMM_WORLD)
+    call MPI_Gather(sect, 8, MPI_INTEGER, stable, 8, MPI_INTEGER, 0, MPI_COMM_WORLD)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
             print '(a, i0, a, 12(1x, i0))', 'rank ', i, ':', table(:, i + 1)
+            print '(a, i0, a, 8(1x, i0))', 'sections ', i, ':', stable(:, i + 1)
         end do
     end if
     deallocate (buf, back, blocks, received)
