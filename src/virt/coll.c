@@ -16,13 +16,18 @@
 #include "virt/net.h"
 #include "virt/queue.h"
 
-typedef enum { OP_SEND, OP_RECV, OP_COPY, OP_REDUCE, OP_FENCE } op_kind;
+typedef enum { OP_SEND, OP_RECV, OP_COPY, OP_REDUCE, OP_FENCE, OP_CALL } op_kind;
 
 /* SEND/RECV: count x type at buf (src for a send) with 'peer' (a rank of
-   the communicator; world_peer its world rank). COPY: src (src_count x
-   src_type) to buf (count x type). REDUCE: buf = src op buf. */
+   the communicator; world_peer its world rank); a 'late' one is awaited
+   only at the schedule's end, not by the next fence. COPY: src (src_count
+   x src_type) to buf (count x type). REDUCE: buf = src op buf. CALL:
+   call(schedule, buf), which adds the operations that follow it (last in
+   the schedule when built: what it adds depends on what came before). */
 typedef struct {
     op_kind kind;
+    int late;
+    void (*call)(tdm_virt_sched *, void *);
     const void *src;
     void *buf;
     int count;
@@ -42,6 +47,8 @@ struct tdm_virt_sched {
     int next;                /* the first operation not run */
     tdm_virt_request **reqs; /* the round's sends and receives */
     int n_reqs, cap_reqs;
+    tdm_virt_request **late; /* those awaited at the end */
+    int n_late, cap_late;
     int checked; /* reqs before this one are complete */
     void **scratch;
     int n_scratch, cap_scratch;
@@ -64,6 +71,7 @@ static void sched_free(tdm_virt_sched *s)
     free(s->types);
     free(s->ops);
     free(s->reqs);
+    free(s->late);
     free(s->world);
     free(s);
 }
@@ -193,6 +201,28 @@ static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
     return mem - true_lb;
 }
 
+/* 'made' (created with error 'err'), committed and kept by the schedule,
+   which frees it; MPI_DATATYPE_NULL on error (the schedule's error set). */
+static MPI_Datatype keep_type(tdm_virt_sched *s, int err, MPI_Datatype made)
+{
+    MPI_Datatype *types = NULL;
+    if (err == MPI_SUCCESS)
+        err = PMPI_Type_commit(&made);
+    if (err == MPI_SUCCESS) {
+        types = room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
+        err = types ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    }
+    if (err != MPI_SUCCESS) {
+        if (made != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&made);
+        s->err = err;
+        return MPI_DATATYPE_NULL;
+    }
+    s->types = types;
+    s->types[s->n_types++] = made;
+    return made;
+}
+
 /* A datatype of the schedule's: n blocks of lens[i] x type at displs[i]
    extents; MPI_DATATYPE_NULL without memory (the schedule's error set). */
 static MPI_Datatype add_indexed(tdm_virt_sched *s, int n, const int *lens, const int *displs,
@@ -200,22 +230,9 @@ static MPI_Datatype add_indexed(tdm_virt_sched *s, int n, const int *lens, const
 {
     if (s->err != MPI_SUCCESS)
         return MPI_DATATYPE_NULL;
-    MPI_Datatype *types = room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
-    if (!types) {
-        s->err = MPI_ERR_NO_MEM;
-        return MPI_DATATYPE_NULL;
-    }
-    s->types = types;
-    MPI_Datatype made;
+    MPI_Datatype made = MPI_DATATYPE_NULL;
     int err = PMPI_Type_indexed(n, lens, displs, type, &made);
-    if (err == MPI_SUCCESS)
-        err = PMPI_Type_commit(&made);
-    if (err != MPI_SUCCESS) {
-        s->err = err;
-        return MPI_DATATYPE_NULL;
-    }
-    s->types[s->n_types++] = made;
-    return made;
+    return keep_type(s, err, made);
 }
 
 /* The blocks of ranks first .. first + n - 1 of a v collective's buffer
@@ -269,13 +286,15 @@ static int local_copy(const void *src, int src_count, MPI_Datatype src_type, voi
     return err;
 }
 
-static int push_request(tdm_virt_sched *s, tdm_virt_request *req)
+static int push_request(tdm_virt_sched *s, tdm_virt_request *req, int late)
 {
-    tdm_virt_request **reqs = room(s->reqs, s->n_reqs, &s->cap_reqs, sizeof *reqs, 8);
+    tdm_virt_request ***list = late ? &s->late : &s->reqs;
+    int *count = late ? &s->n_late : &s->n_reqs, *cap = late ? &s->cap_late : &s->cap_reqs;
+    tdm_virt_request **reqs = room(*list, *count, cap, sizeof *reqs, 8);
     if (!reqs)
         return MPI_ERR_NO_MEM;
-    s->reqs = reqs;
-    s->reqs[s->n_reqs++] = req;
+    *list = reqs;
+    reqs[(*count)++] = req;
     return MPI_SUCCESS;
 }
 
@@ -295,10 +314,11 @@ static int run_op(tdm_virt_rank *self, tdm_virt_sched *s, const step *o)
     case OP_REDUCE:
         return o->count > 0 ? PMPI_Reduce_local(o->src, o->buf, o->count, o->type, o->op)
                             : MPI_SUCCESS;
+    case OP_CALL: o->call(s, o->buf); return s->err; /* o may have moved: not read after */
     default: return MPI_SUCCESS;
     }
     if (err == MPI_SUCCESS) {
-        err = push_request(s, req);
+        err = push_request(s, req, o->late);
         if (err != MPI_SUCCESS)
             tdm_virt_request_release(self, req); /* kept until it completes */
     }
@@ -327,7 +347,14 @@ static int advance(tdm_virt_rank *self, tdm_virt_sched *s)
         }
         s->n_reqs = s->checked = 0;
         if (s->err != MPI_SUCCESS)
-            s->next = s->n_ops; /* stop at the first error */
+            s->next = s->n_ops;                 /* stop at the first error */
+        if (s->next == s->n_ops && s->n_late) { /* the late ones, as a last round */
+            tdm_virt_request **reqs = s->reqs;
+            int cap = s->cap_reqs;
+            s->reqs = s->late, s->cap_reqs = s->cap_late, s->n_reqs = s->n_late;
+            s->late = reqs, s->cap_late = cap, s->n_late = 0;
+            continue;
+        }
         if (s->next == s->n_ops)
             return 1;
         while (s->next < s->n_ops && s->ops[s->next].kind != OP_FENCE && s->err == MPI_SUCCESS)
@@ -956,6 +983,326 @@ static int build_alltoall_by_process(tdm_virt_sched *s, const void *sendbuf, int
     return 1;
 }
 
+/*
+ * Alltoallv and alltoallw by process. Their blocks differ in size, so the
+ * ranks could not agree on one algorithm without a round more; instead
+ * each block between ranks of two processes decides alone: up to
+ * ALLTOALL_BY_PROCESS_LIMIT bytes (its sender's count and its receiver's
+ * agree, as MPI requires) it goes by process, through the two processes'
+ * leaders as in the alltoall above, larger ones directly, as do the blocks
+ * between ranks of one process. Every rank tells its leader the sizes of
+ * its small blocks to and from the other processes' ranks (a message of
+ * 2 x n_remote integers); the leader builds its three rounds from them (a
+ * CALL of its schedule), the others have one round. The leader's own
+ * direct blocks are awaited only at the end, so that large ones do not
+ * hold the small ones back.
+ */
+typedef struct {
+    char *at; /* count x type at 'at' */
+    int count;
+    MPI_Datatype type;
+    int bytes;
+} block;
+
+typedef struct {
+    int n, me, mine, n_local, n_remote;
+    int *process, *index, *leader, *remote; /* of each rank, as in the alltoall */
+    int *local;                             /* my process's ranks, in order */
+    block *sends, *recvs;                   /* this rank's, for each rank */
+    char *send_base, *recv_base;
+    int *counts; /* the leader's: per local rank, its small blocks' bytes to
+                    and from each remote rank (2 x n_remote) */
+} by_process;
+
+static int small(int bytes)
+{
+    return bytes > 0 && bytes <= ALLTOALL_BY_PROCESS_LIMIT;
+}
+
+/* The small blocks between 'p->me' and other processes' ranks, in the
+   communicator's order, as one datatype of the schedule's over 'base'. */
+static MPI_Datatype add_small_blocks(tdm_virt_sched *s, const by_process *p, const block *blocks,
+                                     const char *base, int *bytes)
+{
+    int k = 0, *lens = malloc(sizeof *lens * (size_t)p->n);
+    MPI_Aint *at = malloc(sizeof *at * (size_t)p->n);
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)p->n);
+    *bytes = 0;
+    for (int r = 0; lens && at && types && r < p->n; r++)
+        if (p->process[r] != p->mine && small(blocks[r].bytes)) {
+            lens[k] = blocks[r].count;
+            at[k] = blocks[r].at - base;
+            types[k++] = blocks[r].type;
+            *bytes += blocks[r].bytes;
+        }
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    if (!lens || !at || !types)
+        s->err = MPI_ERR_NO_MEM;
+    else {
+        int err = PMPI_Type_create_struct(k, lens, at, types, &made);
+        made = keep_type(s, err, made);
+    }
+    free(lens);
+    free(at);
+    free(types);
+    return made;
+}
+
+/* The leader's rounds, once its process's ranks told it their blocks'
+   sizes: (1) their small blocks for other processes, gathered; (2) to each
+   other process's leader those for its ranks, and from it those for mine;
+   (3) to each rank of mine the blocks that came for it. */
+static void leader_rounds(tdm_virt_sched *s, void *arg)
+{
+    by_process *p = arg;
+    int R = p->n_remote, L = p->n_local, n = p->n;
+#define OUT(a, k) p->counts[(a)*2 * R + (k)]
+#define IN(c, k) p->counts[(c)*2 * R + R + (k)]
+    int *gat_at = malloc(sizeof *gat_at * ((size_t)L * R + 1));
+    int *came_at = malloc(sizeof *came_at * ((size_t)R * L + 1));
+    int *lens = malloc(sizeof *lens * (size_t)(n + L) * (size_t)(L > 1 ? L : 1));
+    int *displs = malloc(sizeof *displs * (size_t)(n + L) * (size_t)(L > 1 ? L : 1));
+    if (!gat_at || !came_at || !lens || !displs) {
+        s->err = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    int total = 0;
+    for (int a = 0; a < L; a++)
+        for (int k = 0; k < R; k++)
+            gat_at[a * R + k] = total, total += OUT(a, k);
+    char *gathered = total ? add_scratch(s, total, MPI_BYTE) : NULL;
+    for (int a = 0; a < L && s->err == MPI_SUCCESS; a++) {
+        int bytes = (a + 1 < L ? gat_at[(a + 1) * R] : total) - gat_at[a * R];
+        if (bytes && p->local[a] == p->me) {
+            int mine;
+            MPI_Datatype type = add_small_blocks(s, p, p->sends, p->send_base, &mine);
+            add_copy(s, p->send_base, 1, type, gathered + gat_at[a * R], bytes, MPI_BYTE);
+        } else if (bytes) {
+            add_recv(s, gathered + gat_at[a * R], bytes, MPI_BYTE, p->local[a]);
+        }
+    }
+    add_fence(s);
+
+    /* came: from each other leader q, for each rank j of q's, for each of
+       mine c, the block j sends c */
+    int came = 0;
+    for (int q = 0; q < n; q++)
+        if (p->leader[q] == q && p->process[q] != p->mine)
+            for (int j = q; j < n; j++)
+                if (p->leader[j] == q)
+                    for (int c = 0; c < L; c++)
+                        came_at[p->remote[j] * L + c] = came, came += IN(c, p->remote[j]);
+    char *from = came ? add_scratch(s, came, MPI_BYTE) : NULL;
+    for (int q = 0; q < n && s->err == MPI_SUCCESS; q++) {
+        if (p->leader[q] != q || p->process[q] == p->mine)
+            continue;
+        int first = -1, bytes = 0, k = 0;
+        for (int j = q; j < n; j++)
+            if (p->leader[j] == q)
+                for (int c = 0; c < L; c++) {
+                    first = first < 0 ? came_at[p->remote[j] * L + c] : first;
+                    bytes += IN(c, p->remote[j]);
+                }
+        if (bytes)
+            add_recv(s, from + first, bytes, MPI_BYTE, q);
+        bytes = 0;
+        for (int a = 0; a < L; a++)
+            for (int j = q; j < n; j++)
+                if (p->leader[j] == q) {
+                    lens[k] = OUT(a, p->remote[j]);
+                    displs[k++] = gat_at[a * R + p->remote[j]];
+                    bytes += OUT(a, p->remote[j]);
+                }
+        if (bytes)
+            add_send(s, gathered, 1, add_indexed(s, k, lens, displs, MPI_BYTE), q);
+    }
+    add_fence(s);
+
+    for (int c = 0; c < L && s->err == MPI_SUCCESS; c++) {
+        int k = 0, bytes = 0;
+        for (int r = 0; r < n; r++)
+            if (p->process[r] != p->mine) {
+                lens[k] = IN(c, p->remote[r]);
+                displs[k++] = came_at[p->remote[r] * L + c];
+                bytes += IN(c, p->remote[r]);
+            }
+        if (!bytes)
+            continue;
+        MPI_Datatype type = add_indexed(s, k, lens, displs, MPI_BYTE);
+        if (p->local[c] == p->me) {
+            int mine;
+            MPI_Datatype into = add_small_blocks(s, p, p->recvs, p->recv_base, &mine);
+            add_copy(s, from, 1, type, p->recv_base, 1, into);
+        } else {
+            add_send(s, from, 1, type, p->local[c]);
+        }
+    }
+#undef OUT
+#undef IN
+out:
+    free(gat_at);
+    free(came_at);
+    free(lens);
+    free(displs);
+}
+
+/* Returns 0 where it does not apply (every process holds one rank of the
+   communicator, or one process all): then the direct schedule is built. */
+static int build_alltoallw_by_process(tdm_virt_sched *s, const block *sends, const block *recvs,
+                                      const char *send_base, char *recv_base)
+{
+    int n = s->size, me = s->rank, last = 0, spanned = 0, most = 0;
+    int *process = malloc(sizeof *process * (size_t)n);
+    for (int r = 0; process && r < n; r++) {
+        process[r] = tdm_virt_net_process_of(s->world[r]);
+        last = process[r] > last ? process[r] : last;
+    }
+    /* per process: its ranks so far, and its first in the communicator */
+    int *held = process ? malloc(sizeof *held * 2 * ((size_t)last + 1)) : NULL, *first = held;
+    if (held) {
+        first = held + last + 1;
+        for (int q = 0; q <= last; q++)
+            held[q] = 0, first[q] = -1;
+        for (int r = 0; r < n; r++) {
+            spanned += held[process[r]]++ == 0;
+            most = held[process[r]] > most ? held[process[r]] : most;
+        }
+    }
+    by_process *p = NULL;
+    int *ints = NULL;
+    block *copies = NULL;
+    if (held && spanned >= 2 && most >= 2) {
+        p = (by_process *)add_scratch(s, (int)sizeof *p, MPI_BYTE);
+        ints = (int *)add_scratch(s, (int)sizeof(int) * 5 * n, MPI_BYTE);
+        copies = (block *)add_scratch(s, (int)sizeof(block) * 2 * n, MPI_BYTE);
+    }
+    if (!p || !ints || !copies) {
+        int applies = held && spanned >= 2 && most >= 2; /* then the schedule's error is set */
+        free(held);
+        free(process);
+        return applies;
+    }
+    *p = (by_process){.n = n,
+                      .me = me,
+                      .mine = process[me],
+                      .process = ints,
+                      .index = ints + n,
+                      .leader = ints + 2 * n,
+                      .remote = ints + 3 * n,
+                      .local = ints + 4 * n,
+                      .sends = copies,
+                      .recvs = copies + n,
+                      .send_base = (char *)send_base,
+                      .recv_base = recv_base};
+    memcpy(p->sends, sends, sizeof *sends * (size_t)n);
+    memcpy(p->recvs, recvs, sizeof *recvs * (size_t)n);
+    for (int q = 0; q <= last; q++)
+        held[q] = 0;
+    for (int r = 0; r < n; r++) {
+        int q = process[r];
+        first[q] = first[q] < 0 ? r : first[q];
+        p->process[r] = q;
+        p->leader[r] = first[q];
+        p->index[r] = held[q]++;
+        if (q == p->mine)
+            p->local[p->n_local++] = r;
+        else
+            p->remote[r] = p->n_remote++;
+    }
+    free(held);
+    free(process);
+    int R = p->n_remote, leader = p->leader[me] == me;
+    int *told = (int *)add_scratch(s, (int)sizeof(int) * 2 * (R ? R : 1), MPI_BYTE);
+    if (!told)
+        return 1;
+    for (int r = 0; r < n; r++)
+        if (p->process[r] != p->mine) {
+            told[p->remote[r]] = small(sends[r].bytes) ? sends[r].bytes : 0;
+            told[R + p->remote[r]] = small(recvs[r].bytes) ? recvs[r].bytes : 0;
+        }
+    if (leader)
+        p->counts = (int *)add_scratch(s, (int)sizeof(int) * 2 * R * p->n_local, MPI_BYTE);
+
+    /* The one round of every rank but the leader; the leader's first. */
+    for (int r = 0; r < n; r++)
+        if (r != me && (p->process[r] == p->mine || !small(recvs[r].bytes))) {
+            add_recv(s, recvs[r].at, recvs[r].count, recvs[r].type, r);
+            if (leader && s->n_ops)
+                s->ops[s->n_ops - 1].late = 1;
+        }
+    int in_bytes = 0, out_bytes = 0;
+    MPI_Datatype from_leader = MPI_DATATYPE_NULL, to_leader = MPI_DATATYPE_NULL;
+    if (!leader) {
+        from_leader = add_small_blocks(s, p, recvs, recv_base, &in_bytes);
+        to_leader = add_small_blocks(s, p, sends, send_base, &out_bytes);
+    }
+    if (leader && p->counts) {
+        for (int a = 0; a < p->n_local; a++)
+            if (p->local[a] != me)
+                add_recv(s, p->counts + (size_t)a * 2 * R, 2 * R, MPI_INT, p->local[a]);
+            else
+                add_copy(s, told, 2 * R, MPI_INT, p->counts + (size_t)a * 2 * R, 2 * R, MPI_INT);
+    } else if (!leader && in_bytes) {
+        add_recv(s, recv_base, 1, from_leader, p->leader[me]);
+    }
+    for (int i = 1; i <= n; i++) { /* each rank starting with its next */
+        int r = (me + i) % n;
+        if (r == me)
+            add_copy(s, sends[r].at, sends[r].count, sends[r].type, recvs[r].at, recvs[r].count,
+                     recvs[r].type);
+        else if (p->process[r] == p->mine || !small(sends[r].bytes)) {
+            add_send(s, sends[r].at, sends[r].count, sends[r].type, r);
+            if (leader && s->n_ops)
+                s->ops[s->n_ops - 1].late = 1;
+        }
+    }
+    if (!leader) {
+        add_send(s, told, 2 * R, MPI_INT, p->leader[me]);
+        if (out_bytes)
+            add_send(s, send_base, 1, to_leader, p->leader[me]);
+    } else {
+        add_fence(s);
+        step *o = add(s, OP_CALL);
+        if (o)
+            *o = (step){.kind = OP_CALL, .call = leader_rounds, .buf = p};
+    }
+    return 1;
+}
+
+/* The blocks of an alltoallv (extent-counted displacements, one datatype
+   per side) or an alltoallw (byte displacements, a datatype per block). */
+static void fill_blocks(block *blocks, int n, const char *buf, const int *counts, const int *displs,
+                        MPI_Datatype type, const MPI_Datatype *types)
+{
+    MPI_Aint extent = types ? 1 : extent_of(type);
+    for (int r = 0; r < n; r++) {
+        int size = 0;
+        MPI_Datatype t = types ? types[r] : type;
+        PMPI_Type_size(t, &size);
+        blocks[r] = (block){.at = (char *)buf + (MPI_Aint)displs[r] * extent,
+                            .count = counts[r],
+                            .type = t,
+                            .bytes = size * counts[r]};
+    }
+}
+
+/* by process where that applies (1), else 0 */
+static int alltoallw_by_process(tdm_virt_sched *s, const void *sendbuf, const int *sendcounts,
+                                const int *sdispls, MPI_Datatype sendtype,
+                                const MPI_Datatype *sendtypes, void *recvbuf, const int *recvcounts,
+                                const int *rdispls, MPI_Datatype recvtype,
+                                const MPI_Datatype *recvtypes)
+{
+    block *blocks = malloc(sizeof *blocks * 2 * (size_t)s->size);
+    if (!blocks)
+        return 0;
+    fill_blocks(blocks, s->size, sendbuf, sendcounts, sdispls, sendtype, sendtypes);
+    fill_blocks(blocks + s->size, s->size, recvbuf, recvcounts, rdispls, recvtype, recvtypes);
+    int done = build_alltoallw_by_process(s, blocks, blocks + s->size, sendbuf, recvbuf);
+    free(blocks);
+    return done;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static int finish_build(tdm_virt_rank *self, tdm_virt_sched *s, tdm_virt_request **out)
@@ -1190,7 +1537,9 @@ int tdm_virt_alltoallv(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
         sdispls = rdispls;
         sendtype = recvtype;
     }
-    if (s && sendbuf)
+    if (s && sendbuf &&
+        !alltoallw_by_process(s, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf, recvcounts,
+                              rdispls, recvtype, NULL))
         build_alltoallv(s, sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf, recvcounts, rdispls,
                         0, recvtype);
     return finish_build(self, s, out);
@@ -1233,7 +1582,9 @@ int tdm_virt_alltoallw(tdm_virt_rank *self, tdm_virt_comm *comm, const void *sen
         sdispls = rdispls;
         sendtypes = recvtypes;
     }
-    if (s && sendbuf)
+    if (s && sendbuf &&
+        !alltoallw_by_process(s, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes,
+                              recvbuf, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes))
         build_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes);
     return finish_build(self, s, out);

@@ -2,7 +2,8 @@
  * The v collectives, the scans and reduce-scatter, blocking and
  * nonblocking, for the virtual ranks' transparency test
  * (tests/virt_compare.py): the same output with N processes as with N
- * virtual ranks. Rank r contributes r + 1 items where the counts vary. Rank
+ * virtual ranks. Rank r contributes r + 1 items where the counts vary
+ * (and alltoallv's blocks mix sizes across the by-process limit). Rank
  * 0 prints every result. No global variable is written: the virtual ranks
  * of a process share them.
  */
@@ -370,6 +371,90 @@ static void in_place(int rank, int size, int nb)
     free(w);
 }
 
+/* Alltoallv and alltoallw whose blocks mix sizes: from rank s to rank r,
+   600 + s longs (4.8 KiB and more: direct between processes) where s + r
+   is a multiple of 3, s + r + 1 (small: by process) where it leaves 1, none
+   where it leaves 2; the alltoallw's blocks are ints where s + r is even.
+   On the world and on a communicator of the even ranks, then the odd
+   (which interleaves the processes' ranks), blocking and not. */
+static int mixed_count(int s, int r)
+{
+    return (s + r) % 3 == 0 ? 600 + s : (s + r) % 3 == 1 ? s + r + 1 : 0;
+}
+
+static void mixed_sizes(int rank, int size, int nb, int interleaved)
+{
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, interleaved ? (rank % 2) * size + rank : rank, &comm);
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int *scounts = malloc(sizeof(int) * 4 * (size_t)n), *sdispls = scounts + n,
+        *rcounts = scounts + 2 * n, *rdispls = scounts + 3 * n;
+    int *sbytes = malloc(sizeof(int) * 2 * (size_t)n), *rbytes = sbytes + n;
+    MPI_Datatype *stypes = malloc(sizeof(MPI_Datatype) * 2 * (size_t)n), *rtypes = stypes + n;
+    int sent = 0, got = 0, sb = 0, rb = 0;
+    for (int r = 0; r < n; r++) {
+        scounts[r] = mixed_count(me, r);
+        rcounts[r] = mixed_count(r, me);
+        sdispls[r] = sent;
+        rdispls[r] = got;
+        sent += scounts[r];
+        got += rcounts[r];
+        stypes[r] = (me + r) % 2 ? MPI_LONG : MPI_INT;
+        rtypes[r] = (r + me) % 2 ? MPI_LONG : MPI_INT;
+        sbytes[r] = sb;
+        rbytes[r] = rb;
+        sb += scounts[r] * (int)sizeof(long);
+        rb += rcounts[r] * (int)sizeof(long);
+    }
+    long *send = malloc(sizeof(long) * (size_t)(sent + 1)),
+         *recv = malloc(sizeof(long) * (size_t)(got + 1));
+    char *wsend = malloc((size_t)sb + 1), *wrecv = malloc((size_t)rb + 1);
+    for (int r = 0; r < n; r++)
+        for (int j = 0; j < scounts[r]; j++) {
+            long v = me * 100000L + r * 1000L + j;
+            send[sdispls[r] + j] = v;
+            if (stypes[r] == MPI_INT)
+                ((int *)(wsend + sbytes[r]))[j] = (int)v;
+            else
+                ((long *)(wsend + sbytes[r]))[j] = v;
+        }
+    memset(recv, 0xff, sizeof(long) * (size_t)(got + 1));
+    memset(wrecv, 0xff, (size_t)rb + 1);
+    if (nb) {
+        MPI_Request reqs[2];
+        MPI_Ialltoallv(send, scounts, sdispls, MPI_LONG, recv, rcounts, rdispls, MPI_LONG, comm,
+                       &reqs[0]);
+        MPI_Ialltoallw(wsend, scounts, sbytes, stypes, wrecv, rcounts, rbytes, rtypes, comm,
+                       &reqs[1]);
+        MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    } else {
+        MPI_Alltoallv(send, scounts, sdispls, MPI_LONG, recv, rcounts, rdispls, MPI_LONG, comm);
+        MPI_Alltoallw(wsend, scounts, sbytes, stypes, wrecv, rcounts, rbytes, rtypes, comm);
+    }
+    long digest[2] = {0, 0};
+    for (int r = 0; r < n; r++)
+        for (int j = 0; j < rcounts[r]; j++) {
+            digest[0] = (digest[0] * 31 + recv[rdispls[r] + j]) % 1000003;
+            long w = rtypes[r] == MPI_INT ? ((int *)(wrecv + rbytes[r]))[j]
+                                          : ((long *)(wrecv + rbytes[r]))[j];
+            digest[1] = (digest[1] * 31 + w) % 1000003;
+        }
+    char what[64];
+    snprintf(what, sizeof what, "%salltoallv+w mixed sizes%s", nb ? "i" : "",
+             interleaved ? " interleaved" : "");
+    print_all(rank, size, what, digest, 2);
+    MPI_Comm_free(&comm);
+    free(scounts);
+    free(sbytes);
+    free(stypes);
+    free(send);
+    free(recv);
+    free(wsend);
+    free(wrecv);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -384,6 +469,10 @@ int main(int argc, char **argv)
     alltoallw(rank, size, 1);
     in_place(rank, size, 0);
     in_place(rank, size, 1);
+    for (int interleaved = 0; interleaved < 2; interleaved++) {
+        mixed_sizes(rank, size, 0, interleaved);
+        mixed_sizes(rank, size, 1, interleaved);
+    }
     MPI_Op_free(&op);
     MPI_Finalize();
     return 0;
