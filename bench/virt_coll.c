@@ -3,7 +3,8 @@
  * (the root moving round the ranks), MPI_Reduce of one double to a moving
  * root, MPI_Allreduce of one double, MPI_Allgather, MPI_Gather and
  * MPI_Scatter of one double per rank (the root moving), MPI_Alltoall of
- * BLOCK doubles per pair of ranks (default 1).
+ * BLOCK doubles per pair of ranks (default 1), and MPI_Alltoallv of the
+ * same blocks.
  * A plain MPI program, built as virtual ranks (tandem-bench-virt-coll,
  * `tandem cc`) and against the real MPI (tandem-bench-virt-coll-real), so
  * that the same source times the virtual ranks' collectives and the real
@@ -18,13 +19,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, GATHER, SCATTER, ALLTOALL, COLLECTIVES };
-static const char *const names[COLLECTIVES] = {"barrier",   "bcast",  "reduce",  "allreduce",
-                                               "allgather", "gather", "scatter", "alltoall"};
+enum {
+    BARRIER,
+    BCAST,
+    REDUCE,
+    ALLREDUCE,
+    ALLGATHER,
+    GATHER,
+    SCATTER,
+    ALLTOALL,
+    ALLTOALLV,
+    COLLECTIVES
+};
+static const char *const names[COLLECTIVES] = {"barrier",   "bcast",     "reduce",
+                                               "allreduce", "allgather", "gather",
+                                               "scatter",   "alltoall",  "alltoallv"};
 
-static int block = 1;
+static int block = 1; /* the same for every rank: the virtual ranks of a process share it */
 
-static void one(int which, int i, int size, double *x, double *y, double *all, double *other)
+/* counts and displs: alltoallv's, block doubles for each rank (each
+   rank's own arrays) */
+static void one(int which, int i, int size, double *x, double *y, double *all, double *other,
+                const int *counts, const int *displs)
 {
     switch (which) {
     case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
@@ -36,7 +52,13 @@ static void one(int which, int i, int size, double *x, double *y, double *all, d
     case SCATTER:
         MPI_Scatter(all, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, i % size, MPI_COMM_WORLD);
         break;
-    default: MPI_Alltoall(all, block, MPI_DOUBLE, other, block, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    case ALLTOALL:
+        MPI_Alltoall(all, block, MPI_DOUBLE, other, block, MPI_DOUBLE, MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Alltoallv(all, counts, displs, MPI_DOUBLE, other, counts, displs, MPI_DOUBLE,
+                      MPI_COMM_WORLD);
+        break;
     }
 }
 
@@ -59,13 +81,17 @@ int main(int argc, char **argv)
     }
     double x = rank, y = 0, *all = calloc((size_t)size * (size_t)block, sizeof(double));
     double *other = calloc((size_t)size * (size_t)block, sizeof(double));
+    int *counts = malloc(sizeof *counts * (size_t)size);
+    int *displs = malloc(sizeof *displs * (size_t)size);
+    for (int r = 0; r < size; r++)
+        counts[r] = block, displs[r] = r * block;
     for (int which = 0; which < COLLECTIVES; which++) {
         double spent = 0;
         for (int pass = 0; pass < 2; pass++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double start = MPI_Wtime();
             for (int i = 0; i < iters; i++)
-                one(which, i, size, &x, &y, all, other);
+                one(which, i, size, &x, &y, all, other, counts, displs);
             spent = (MPI_Wtime() - start) / iters;
         }
         double slowest;
@@ -73,10 +99,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("{\"collective\": \"%s\", \"ranks\": %d, \"iters\": %d, \"block\": %d, "
                    "\"us\": %.3f}\n",
-                   names[which], size, iters, which == ALLTOALL ? block : 1, slowest * 1e6);
+                   names[which], size, iters, which >= ALLTOALL ? block : 1, slowest * 1e6);
     }
     free(all);
     free(other);
+    free(counts);
+    free(displs);
     MPI_Finalize();
     return 0;
 }
