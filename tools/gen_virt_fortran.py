@@ -195,9 +195,9 @@ def buffer_roles(params: list[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     """How MPICH's mpi_f08 entry point takes each choice buffer, which may
     be a non-contiguous array section: ("pair", count, datatype) where the
     buffer has a count and datatype of its own (a derived datatype then
-    describes the section), ("copy", datatype) where it shares them with
-    another buffer (the reductions: a contiguous copy), ("whole",) where
-    its counts come as an array (a section is refused)."""
+    describes the section), ("copy",) where it shares them with another
+    buffer (the reductions) or its counts come as an array (the v and w
+    collectives): a contiguous copy."""
     resolved: dict[str, tuple[str, str]] = {}
     roles: dict[str, tuple[str, ...]] = {}
     for i, (ctype, p) in enumerate(params):
@@ -209,21 +209,21 @@ def buffer_roles(params: list[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
         if j + 1 < len(params) and params[j][0] == "int" and params[j + 1][0] == "MPI_Datatype":
             resolved[p] = (params[j][1], params[j + 1][1])
         else:
-            roles[p] = ("whole",)
+            roles[p] = ("copy",)
     for p, pair in resolved.items():
         shared = list(resolved.values()).count(pair) > 1
-        roles[p] = ("copy", pair[1]) if shared else ("pair", *pair)
+        roles[p] = ("copy",) if shared else ("pair", *pair)
     return {p: roles[p] for _, p in params if p in roles}
 
 
 def mpich_f08ts(name: str, params: list[tuple[str, str]], fargs: list[str]) -> str:
     """MPICH's mpi_f08 entry point of a function with choice buffers
     (mpi_send_f08ts_): each buffer a gfortran descriptor, converted by
-    fortran.c's f_pair, f_copy or f_whole, then mpif.h's entry point."""
-    roles = buffer_roles(params)
+    fortran.c's f_pair, f_copy or f_kept, then mpif.h's entry point."""
+    roles = buffer_roles(params) if name != "Buffer_attach" else {"buffer": ("kept",)}
     names = [p for _, p in params]
     kinds = dict((p, c) for c, p in params)
-    nonblocking = "1" if "request" in names else "0"
+    mode = "2" if name.endswith("_init") else "1" if "request" in names else "0"
     args = []
     for arg, p in zip(fargs[:-1], names):
         args.append(f"f_array *{p}" if p in roles else arg)
@@ -239,13 +239,11 @@ def mpich_f08ts(name: str, params: list[tuple[str, str]], fargs: list[str]) -> s
             body.append(f"MPI_Fint n_{count} = *{count}, t_{datatype} = *{datatype};")
             body.append(f'f_pair(&b_{p}, "MPI_{name}", "{p}", {p}, &n_{count}, &t_{datatype});')
             call[count], call[datatype] = f"&n_{count}", f"&t_{datatype}"
-        elif role[0] == "copy":
-            receive = "0" if kinds[p].startswith("const") else "1"
-            body.append(
-                f'f_copy(&b_{p}, "MPI_{name}", "{p}", {p}, *{role[1]}, {receive}, {nonblocking});'
-            )
+        elif role[0] == "kept":  # the runtime keeps the address: no copy can stand in
+            body.append(f'f_kept(&b_{p}, "MPI_{name}", "{p}", {p});')
         else:
-            body.append(f'f_whole(&b_{p}, "MPI_{name}", "{p}", {p});')
+            receive = "0" if kinds[p].startswith("const") else "1"
+            body.append(f'f_copy(&b_{p}, "MPI_{name}", "{p}", {p}, {receive}, {mode});')
         call[p] = f"b_{p}.address"
     buffers = [f"&b_{p}" for p in roles] + ["NULL"] * (2 - len(roles))
     if len(roles) > 2:

@@ -566,23 +566,26 @@ static void f_pair(f_buffer *b, const char *call, const char *arg, const f_array
     *datatype = PMPI_Type_c2f(b->type);
 }
 
-/* A buffer that shares its count and datatype with another (a reduction's
-   sendbuf and recvbuf): a section is copied into a contiguous buffer, and
-   a receiving one back after the call. */
-static void f_copy(f_buffer *b, const char *call, const char *arg, const f_array *a,
-                   MPI_Fint datatype, int receive, int nonblocking)
+/* A buffer without a count and datatype of its own (a reduction's sendbuf
+   and recvbuf share theirs; a v or w collective's counts come as arrays):
+   a section is copied into a contiguous buffer, which the call takes, and
+   a receiving one copied back once the operation completed: after a
+   blocking call, when a nonblocking one's request is released (its wait
+   or test). 'mode': 0 blocking, 1 nonblocking, 2 persistent, where a copy
+   would go stale between starts: refused. */
+static void f_copy(f_buffer *b, const char *call, const char *arg, const f_array *a, int receive,
+                   int mode)
 {
-    (void)datatype;
     if (f_plain(b, a))
         return;
-    if (receive && nonblocking)
-        f_refuse(call, arg, "as a nonblocking or persistent reduction's result");
+    if (mode == 2)
+        f_refuse(call, arg, "in a persistent operation (a copy would go stale between starts)");
     MPI_Datatype element;
     PMPI_Type_contiguous((int)a->elem_len, MPI_BYTE, &element);
     b->type = f_section_type(a, element, f_elements(a));
     PMPI_Type_free(&element);
     b->bytes = (int)(f_elements(a) * (MPI_Aint)a->elem_len);
-    b->copy = malloc((size_t)b->bytes);
+    b->copy = malloc(b->bytes ? (size_t)b->bytes : 1);
     if (!b->copy)
         f_refuse(call, arg, "(out of memory for its copy)");
     int position = 0;
@@ -592,17 +595,25 @@ static void f_copy(f_buffer *b, const char *call, const char *arg, const f_array
     b->section = a->base;
 }
 
-/* A buffer whose counts come as arrays: a section is refused. */
-static void f_whole(f_buffer *b, const char *call, const char *arg, const f_array *a)
+/* A buffer whose address the runtime keeps (MPI_Buffer_attach's): a
+   section is refused. */
+static void f_kept(f_buffer *b, const char *call, const char *arg, const f_array *a)
 {
     if (!f_plain(b, a))
-        f_refuse(call, arg, "with counts given as an array");
+        f_refuse(call, arg, "that the runtime would keep");
 }
 
+/* What was made for the buffers (two at most): copies back into their
+   sections, then freed. */
 static void f_release(void *made)
 {
     f_buffer *b = made;
     for (int i = 0; i < 2; i++) {
+        if (b[i].copy_back) {
+            int position = 0;
+            PMPI_Unpack(b[i].copy, b[i].bytes, &position, b[i].section, 1, b[i].type,
+                        MPI_COMM_SELF);
+        }
         if (b[i].type != MPI_DATATYPE_NULL)
             PMPI_Type_free(&b[i].type);
         free(b[i].copy);
@@ -610,8 +621,9 @@ static void f_release(void *made)
     free(b);
 }
 
-/* After the call: a blocking receive's copy back into its section, and
-   what was made freed, or handed to the request that still uses it. */
+/* After the call: what was made handed to the request that still uses it
+   (a nonblocking or persistent call's), or, after a blocking call, copied
+   back and freed; after an error, freed. */
 static void f_finish(MPI_Fint rc, const MPI_Fint *request, f_buffer *first, f_buffer *second)
 {
     f_buffer *made = calloc(2, sizeof *made);
@@ -621,12 +633,8 @@ static void f_finish(MPI_Fint rc, const MPI_Fint *request, f_buffer *first, f_bu
     made[1] = second ? *second : (f_buffer){.type = MPI_DATATYPE_NULL};
     int kept = 0;
     for (int i = 0; i < 2; i++) {
-        f_buffer *b = &made[i];
-        if (b->copy_back && rc == MPI_SUCCESS) {
-            int position = 0;
-            PMPI_Unpack(b->copy, b->bytes, &position, b->section, 1, b->type, MPI_COMM_SELF);
-        }
-        kept |= b->type != MPI_DATATYPE_NULL || b->copy;
+        kept |= made[i].type != MPI_DATATYPE_NULL || made[i].copy;
+        made[i].copy_back &= rc == MPI_SUCCESS;
     }
     if (kept && request && rc == MPI_SUCCESS &&
         tdm_virt_request_on_release(tdm_virt_f_request(*request), f_release, made) == MPI_SUCCESS)
@@ -646,11 +654,12 @@ TMPI_EXPORT void mpi_alltoallw_f08ts_(f_array *sendbuf, const MPI_Fint *sendcoun
                                       const MPI_Fint *comm, MPI_Fint *ierror)
 {
     f_buffer send, recv;
-    f_whole(&send, "MPI_Alltoallw", "sendbuf", sendbuf);
-    f_whole(&recv, "MPI_Alltoallw", "recvbuf", recvbuf);
+    f_copy(&send, "MPI_Alltoallw", "sendbuf", sendbuf, 0, 0);
+    f_copy(&recv, "MPI_Alltoallw", "recvbuf", recvbuf, 1, 0);
     MPI_Fint rc;
     mpi_alltoallw_(send.address, sendcounts, sdispls, sendtypes, recv.address, recvcounts, rdispls,
                    recvtypes, comm, &rc);
+    f_finish(rc, NULL, &send, &recv);
     optional(ierror, rc);
 }
 #endif

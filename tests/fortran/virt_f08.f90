@@ -19,8 +19,8 @@ program virt_f08
     logical :: periods(1), flag
     double precision :: sums(3)
     double precision, allocatable :: buf(:), back(:)
-    integer, allocatable :: blocks(:), received(:)
-    integer :: grid(4, 5), row(5), six(6), sect(8), stable(8, 64)
+    integer, allocatable :: blocks(:), received(:), wide(:, :), ones(:), places(:)
+    integer :: grid(4, 5), row(5), six(6), sect(10), stable(10, 64)
     type(MPI_Request) :: persistent
 
     call MPI_Init_thread(MPI_THREAD_SINGLE, provided)
@@ -176,13 +176,32 @@ program virt_f08
     call MPI_Bcast(grid(1, :), 5, MPI_INTEGER, size - 1, MPI_COMM_WORLD)
     sect(8) = dot_product(grid(1, :), [1, 2, 3, 4, 5])
 
+    ! 9: a gatherv into a row at rank 0 (its counts as an array); 10: a
+    ! nonblocking reduction into a row.
+    allocate (wide(2, size), ones(size), places(size))
+    wide = -1
+    ones = 1
+    places = [(i, i = 0, size - 1)]
+    call MPI_Gatherv(rank * 3, 1, MPI_INTEGER, wide(2, :), ones, places, MPI_INTEGER, 0, &
+                     MPI_COMM_WORLD)
+    if (rank == 0) sect(9) = dot_product(wide(2, :), [(i, i = 1, size)]) + sum(wide(1, :))
+    if (MPI_SUBARRAYS_SUPPORTED) then
+        call MPI_Iallreduce(grid(4, :), grid(1, :), 5, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, &
+                            requests(1))
+        call MPI_Wait(requests(1), MPI_STATUS_IGNORE)
+    else
+        call MPI_Allreduce(grid(4, :), grid(1, :), 5, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD)
+    end if
+    sect(10) = dot_product(grid(1, :), [1, 2, 3, 4, 5])
+    deallocate (wide, ones, places)
+
     call MPI_Gather(results, 12, MPI_INTEGER, table, 12, MPI_INTEGER, 0, MPI_COMM_WORLD)
-    call MPI_Gather(sect, 8, MPI_INTEGER, stable, 8, MPI_INTEGER, 0, MPI_COMM_WORLD)
+    call MPI_Gather(sect, 10, MPI_INTEGER, stable, 10, MPI_INTEGER, 0, MPI_COMM_WORLD)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
             print '(a, i0, a, 12(1x, i0))', 'rank ', i, ':', table(:, i + 1)
-            print '(a, i0, a, 8(1x, i0))', 'sections ', i, ':', stable(:, i + 1)
+            print '(a, i0, a, 10(1x, i0))', 'sections ', i, ':', stable(:, i + 1)
         end do
     end if
     deallocate (buf, back, blocks, received)
