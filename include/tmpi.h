@@ -59,6 +59,21 @@ TMPI_EXPORT int TMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
 TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+TMPI_EXPORT int TMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                        MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                        int *comm_keyval, void *extra_state);
+TMPI_EXPORT int TMPI_Comm_free_keyval(int *comm_keyval);
+TMPI_EXPORT int TMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+TMPI_EXPORT int TMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+TMPI_EXPORT int TMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+/* MPI-1's names of the same (Open MPI's mpi.h still has them) */
+TMPI_EXPORT int TMPI_Keyval_create(MPI_Comm_copy_attr_function *copy_fn,
+                                   MPI_Comm_delete_attr_function *delete_fn, int *keyval,
+                                   void *extra_state);
+TMPI_EXPORT int TMPI_Keyval_free(int *keyval);
+TMPI_EXPORT int TMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+TMPI_EXPORT int TMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+TMPI_EXPORT int TMPI_Attr_delete(MPI_Comm comm, int keyval);
 TMPI_EXPORT int TMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
 TMPI_EXPORT int TMPI_Group_size(MPI_Group group, int *size);

@@ -42,6 +42,13 @@ BY_HAND = {
     "Waitany",
     "Testany",
     "Alltoallw",
+    # attributes: Fortran's values are integers, its callbacks Fortran's
+    "Comm_create_keyval",
+    "Comm_set_attr",
+    "Comm_get_attr",
+    "Keyval_create",
+    "Attr_put",
+    "Attr_get",
 }
 NOT_MPI = {"Run", "Set_private", "Set_program_copy", "Private_atexit"}
 # Arrays of datatypes whose length the entry point would have to work out

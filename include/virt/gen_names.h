@@ -123,16 +123,13 @@ int TMPI_unsupported_MPI_Alltoallw_init_c(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Alltoallw_init_c TMPI_unsupported_MPI_Alltoallw_init_c
 #endif
 #ifndef MPI_Attr_delete
-int TMPI_unsupported_MPI_Attr_delete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Attr_delete TMPI_unsupported_MPI_Attr_delete
+#define MPI_Attr_delete TMPI_Attr_delete
 #endif
 #ifndef MPI_Attr_get
-int TMPI_unsupported_MPI_Attr_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Attr_get TMPI_unsupported_MPI_Attr_get
+#define MPI_Attr_get TMPI_Attr_get
 #endif
 #ifndef MPI_Attr_put
-int TMPI_unsupported_MPI_Attr_put(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Attr_put is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Attr_put TMPI_unsupported_MPI_Attr_put
+#define MPI_Attr_put TMPI_Attr_put
 #endif
 #ifndef MPI_Barrier
 #define MPI_Barrier TMPI_Barrier
@@ -244,12 +241,10 @@ int TMPI_unsupported_MPI_Comm_create_from_group(TMPI_ANY_ARGUMENTS) __attribute_
 #define MPI_Comm_create_group TMPI_Comm_create_group
 #endif
 #ifndef MPI_Comm_create_keyval
-int TMPI_unsupported_MPI_Comm_create_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_create_keyval TMPI_unsupported_MPI_Comm_create_keyval
+#define MPI_Comm_create_keyval TMPI_Comm_create_keyval
 #endif
 #ifndef MPI_Comm_delete_attr
-int TMPI_unsupported_MPI_Comm_delete_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_delete_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_delete_attr TMPI_unsupported_MPI_Comm_delete_attr
+#define MPI_Comm_delete_attr TMPI_Comm_delete_attr
 #endif
 #ifndef MPI_Comm_disconnect
 int TMPI_unsupported_MPI_Comm_disconnect(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_disconnect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -266,12 +261,10 @@ int TMPI_unsupported_MPI_Comm_dup_with_info(TMPI_ANY_ARGUMENTS) __attribute__((e
 #define MPI_Comm_free TMPI_Comm_free
 #endif
 #ifndef MPI_Comm_free_keyval
-int TMPI_unsupported_MPI_Comm_free_keyval(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_free_keyval is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_free_keyval TMPI_unsupported_MPI_Comm_free_keyval
+#define MPI_Comm_free_keyval TMPI_Comm_free_keyval
 #endif
 #ifndef MPI_Comm_get_attr
-int TMPI_unsupported_MPI_Comm_get_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_get_attr TMPI_unsupported_MPI_Comm_get_attr
+#define MPI_Comm_get_attr TMPI_Comm_get_attr
 #endif
 #ifndef MPI_Comm_get_errhandler
 int TMPI_unsupported_MPI_Comm_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -316,8 +309,7 @@ int TMPI_unsupported_MPI_Comm_remote_size(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Comm_remote_size TMPI_unsupported_MPI_Comm_remote_size
 #endif
 #ifndef MPI_Comm_set_attr
-int TMPI_unsupported_MPI_Comm_set_attr(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_attr is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_set_attr TMPI_unsupported_MPI_Comm_set_attr
+#define MPI_Comm_set_attr TMPI_Comm_set_attr
 #endif
 #ifndef MPI_Comm_set_errhandler
 #define MPI_Comm_set_errhandler TMPI_Comm_set_errhandler
@@ -1161,12 +1153,10 @@ int TMPI_unsupported_MPI_Issend_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Issend_c TMPI_unsupported_MPI_Issend_c
 #endif
 #ifndef MPI_Keyval_create
-int TMPI_unsupported_MPI_Keyval_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Keyval_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Keyval_create TMPI_unsupported_MPI_Keyval_create
+#define MPI_Keyval_create TMPI_Keyval_create
 #endif
 #ifndef MPI_Keyval_free
-int TMPI_unsupported_MPI_Keyval_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Keyval_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Keyval_free TMPI_unsupported_MPI_Keyval_free
+#define MPI_Keyval_free TMPI_Keyval_free
 #endif
 #ifndef MPI_Lookup_name
 int TMPI_unsupported_MPI_Lookup_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Lookup_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -16,6 +16,7 @@
 
 #include "impl/impl.h"
 #include "tmpi.h"
+#include "virt/attr.h"
 #include "virt/coll.h"
 #include "virt/comm.h"
 #include "virt/net.h"
@@ -447,6 +448,16 @@ static int privatize(int count, int cores, int host)
     return 0;
 }
 
+/* The predefined attributes' values: the world's size, the real MPI's last
+   error code. */
+static int attr_init(int world_size)
+{
+    int *last = NULL, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+    tdm_virt_attr_init(world_size, flag && last ? *last : MPI_ERR_LASTCODE);
+    return MPI_SUCCESS;
+}
+
 int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
 {
     int provided;
@@ -505,7 +516,7 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
         tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
         tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
-        tdm_virt_sched_init(&config) != 0) {
+        attr_init(config.world_size) != MPI_SUCCESS || tdm_virt_sched_init(&config) != 0) {
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -567,6 +578,11 @@ int TMPI_Finalize(void)
 {
     tdm_virt_rank *self = self_or_die("MPI_Finalize");
     rank_state *st = &states[self->local];
+    /* MPI_COMM_SELF's attributes go first, their delete callbacks called
+       (where libraries hook the end of MPI). */
+    int err = tdm_virt_attr_delete_all(self->local, TDM_VIRT_COMM_SELF, MPI_COMM_SELF);
+    if (err != MPI_SUCCESS)
+        return fail(self, 0, err, "MPI_Finalize (an attribute's delete callback on MPI_COMM_SELF)");
     /* The buffered sends are delivered, as MPI_Buffer_detach would. */
     deliver_buffered(self, st, "MPI_Finalize");
     free(st->pending);
@@ -734,9 +750,14 @@ int TMPI_Comm_dup(MPI_Comm handle, MPI_Comm *newcomm)
 {
     GET_COMM("MPI_Comm_dup", handle);
     int err = split(self, slot_, 0, comm->rank, newcomm, "MPI_Comm_dup");
+    if (err == MPI_SUCCESS) {
+        int made = 0;
+        comm_of(self, *newcomm, &made);
+        err = tdm_virt_attr_copy(self->local, slot_, handle, made);
+    }
     comm = tdm_virt_comm_get(self->local, slot_); /* the table may have moved */
     if (err != MPI_SUCCESS)
-        return err;
+        return fail(self, comm->errors_return, err, "MPI_Comm_dup");
     if (comm->cart)
         err = set_cart(self, *newcomm, comm->ndims, comm->topo, comm->topo + comm->ndims);
     if (comm->dist_graph) {
@@ -1363,9 +1384,86 @@ int TMPI_Comm_free(MPI_Comm *handle)
     if (slot_ <= TDM_VIRT_COMM_SELF)
         return fail(self, comm->errors_return, MPI_ERR_COMM,
                     "MPI_Comm_free (of MPI_COMM_WORLD or MPI_COMM_SELF)");
+    int errors_return = comm->errors_return;
+    int err = tdm_virt_attr_delete_all(self->local, slot_, *handle);
+    if (err != MPI_SUCCESS)
+        return fail(self, errors_return, err, "MPI_Comm_free (an attribute's delete callback)");
     tdm_virt_comm_remove(self->local, slot_);
     *handle = MPI_COMM_NULL;
     return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------- attributes */
+
+/* Errors of the keyval calls, which name no communicator, go to the
+   world's handler. */
+static int world_errors_return(tdm_virt_rank *self)
+{
+    return comm_of(self, MPI_COMM_WORLD, NULL)->errors_return;
+}
+
+int TMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                            int *keyval, void *extra_state)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Comm_create_keyval");
+    return fail(self, world_errors_return(self),
+                tdm_virt_keyval_create(copy, del, extra_state, keyval), "MPI_Comm_create_keyval");
+}
+
+int TMPI_Comm_free_keyval(int *keyval)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Comm_free_keyval");
+    return fail(self, world_errors_return(self), tdm_virt_keyval_free(keyval),
+                "MPI_Comm_free_keyval");
+}
+
+int TMPI_Comm_set_attr(MPI_Comm handle, int keyval, void *value)
+{
+    GET_COMM("MPI_Comm_set_attr", handle);
+    int errors_return = comm->errors_return;
+    return fail(self, errors_return, tdm_virt_attr_set(self->local, slot_, handle, keyval, value),
+                "MPI_Comm_set_attr");
+}
+
+int TMPI_Comm_get_attr(MPI_Comm handle, int keyval, void *value, int *flag)
+{
+    GET_COMM("MPI_Comm_get_attr", handle);
+    return fail(self, comm->errors_return,
+                tdm_virt_attr_get(self->local, slot_, keyval, value, flag), "MPI_Comm_get_attr");
+}
+
+int TMPI_Comm_delete_attr(MPI_Comm handle, int keyval)
+{
+    GET_COMM("MPI_Comm_delete_attr", handle);
+    int errors_return = comm->errors_return;
+    return fail(self, errors_return, tdm_virt_attr_delete(self->local, slot_, handle, keyval),
+                "MPI_Comm_delete_attr");
+}
+
+int TMPI_Keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_attr_function *del,
+                       int *keyval, void *extra_state)
+{
+    return TMPI_Comm_create_keyval(copy, del, keyval, extra_state);
+}
+
+int TMPI_Keyval_free(int *keyval)
+{
+    return TMPI_Comm_free_keyval(keyval);
+}
+
+int TMPI_Attr_put(MPI_Comm handle, int keyval, void *value)
+{
+    return TMPI_Comm_set_attr(handle, keyval, value);
+}
+
+int TMPI_Attr_get(MPI_Comm handle, int keyval, void *value, int *flag)
+{
+    return TMPI_Comm_get_attr(handle, keyval, value, flag);
+}
+
+int TMPI_Attr_delete(MPI_Comm handle, int keyval)
+{
+    return TMPI_Comm_delete_attr(handle, keyval);
 }
 
 /* ---------------------------------------------------- point to point */

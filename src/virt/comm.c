@@ -50,6 +50,7 @@ void tdm_virt_comm_finish(void)
             free(tables[i].slots[s].members);
             free(tables[i].slots[s].topo);
             free(tables[i].slots[s].edges);
+            free(tables[i].slots[s].attrs);
         }
         free(tables[i].slots);
     }
@@ -96,6 +97,7 @@ void tdm_virt_comm_remove(int local, int slot)
     free(c->members);
     free(c->topo);
     free(c->edges);
+    free(c->attrs);
     *c = (tdm_virt_comm){0};
 }
 

@@ -8,6 +8,12 @@
 #ifndef TDM_VIRT_COMM_H
 #define TDM_VIRT_COMM_H
 
+/* An attribute cached on a communicator (virt/attr). */
+typedef struct {
+    int keyval;
+    void *value;
+} tdm_virt_attr;
+
 typedef struct {
     int used;            /* the slot holds a communicator */
     int context;         /* point-to-point context; context + 1 for collectives */
@@ -21,10 +27,12 @@ typedef struct {
     int *topo;           /* ndims sizes, then ndims periodic flags (malloc'ed) */
     int dist_graph;      /* it has a distributed graph topology, or a graph one */
     int indegree, outdegree;
-    int *edges; /* indegree sources, then outdegree destinations (malloc'ed) */
-    int graph;  /* a graph topology (MPI_Graph_create): also a distributed graph
-                   whose in- and out-neighbours are the rank's neighbours;
-                   ndims holds its nodes, topo their index, then the edges */
+    int *edges;           /* indegree sources, then outdegree destinations (malloc'ed) */
+    int graph;            /* a graph topology (MPI_Graph_create): also a distributed graph
+                             whose in- and out-neighbours are the rank's neighbours;
+                             ndims holds its nodes, topo their index, then the edges */
+    tdm_virt_attr *attrs; /* in the order set (malloc'ed) */
+    int n_attrs, cap_attrs;
 } tdm_virt_comm;
 
 /* Table slots of the world and of MPI_COMM_SELF in every rank's table. */

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include "tmpi.h"
+#include "virt/attr.h"
 #include "virt/queue.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran's default INTEGER is C's int");
@@ -316,6 +317,185 @@ TMPI_EXPORT void mpi_alltoallw_(void *sendbuf, const MPI_Fint *sendcounts, const
     *ierror = TMPI_Alltoallw(send, sendcounts, sdispls, types, tdm_virt_f_buffer(recvbuf),
                              recvcounts, rdispls, types + size, c);
     free(types);
+}
+
+/* --- Attributes ----------------------------------------------------------- */
+
+/* Fortran's attribute values are integers (INTEGER(KIND=MPI_ADDRESS_KIND),
+   or a default INTEGER for MPI-1's MPI_ATTR_PUT), kept by the runtime as a
+   pointer's bits; its callbacks take every argument by reference. A keyval
+   made from Fortran keeps them in its extra state, which these C callbacks
+   unwrap. A predefined attribute (MPI_TAG_UB...) reads as its value. */
+typedef void f_copy_attr(MPI_Fint *oldcomm, MPI_Fint *keyval, void *extra_state, void *value_in,
+                         void *value_out, MPI_Fint *flag, MPI_Fint *ierror);
+typedef void f_delete_attr(MPI_Fint *comm, MPI_Fint *keyval, void *value, void *extra_state,
+                           MPI_Fint *ierror);
+
+typedef struct {
+    f_copy_attr *copy;
+    f_delete_attr *del;
+    MPI_Aint extra_state;
+    int wide; /* values of MPI_ADDRESS_KIND (else default INTEGERs) */
+} f_keyval;
+
+static int f_copy_call(MPI_Comm oldcomm, int keyval, void *extra_state, void *in, void *out,
+                       int *flag)
+{
+    const f_keyval *k = extra_state;
+    MPI_Fint comm = tdm_virt_c2f_comm(oldcomm), key = keyval, copied = 0, ierror = MPI_SUCCESS;
+    if (k->wide) {
+        MPI_Aint extra = k->extra_state, value_in = (MPI_Aint)(intptr_t)in, value_out = 0;
+        k->copy(&comm, &key, &extra, &value_in, &value_out, &copied, &ierror);
+        *(void **)out = (void *)(intptr_t)value_out;
+    } else {
+        MPI_Fint extra = (MPI_Fint)k->extra_state, value_in = (MPI_Fint)(intptr_t)in;
+        MPI_Fint value_out = 0;
+        k->copy(&comm, &key, &extra, &value_in, &value_out, &copied, &ierror);
+        *(void **)out = (void *)(intptr_t)value_out;
+    }
+    *flag = copied != 0;
+    return ierror;
+}
+
+static int f_delete_call(MPI_Comm handle, int keyval, void *value, void *extra_state)
+{
+    const f_keyval *k = extra_state;
+    MPI_Fint comm = tdm_virt_c2f_comm(handle), key = keyval, ierror = MPI_SUCCESS;
+    if (k->wide) {
+        MPI_Aint extra = k->extra_state, v = (MPI_Aint)(intptr_t)value;
+        k->del(&comm, &key, &v, &extra, &ierror);
+    } else {
+        MPI_Fint extra = (MPI_Fint)k->extra_state, v = (MPI_Fint)(intptr_t)value;
+        k->del(&comm, &key, &v, &extra, &ierror);
+    }
+    return ierror;
+}
+
+/* The keyval's record lives as long as the process: values set with it
+   keep its callbacks after MPI_Comm_free_keyval. */
+static MPI_Fint f_keyval_create(f_copy_attr *copy, f_delete_attr *del, MPI_Fint *keyval,
+                                MPI_Aint extra_state, int wide)
+{
+    f_keyval *k = malloc(sizeof *k);
+    if (!k)
+        return MPI_ERR_NO_MEM;
+    *k = (f_keyval){.copy = copy, .del = del, .extra_state = extra_state, .wide = wide};
+    int rc = TMPI_Comm_create_keyval(f_copy_call, f_delete_call, keyval, k);
+    if (rc != MPI_SUCCESS)
+        free(k);
+    return rc;
+}
+
+/* A keyval from Fortran in C: MPICH's Fortran MPI_TAG_UB and kin are the
+   C keyval plus 1 (Open MPI's are C's). */
+static int f_keyval_of(MPI_Fint keyval)
+{
+#if !defined(OPEN_MPI)
+    if (tdm_virt_attr_predefined(keyval - 1))
+        return keyval - 1;
+#endif
+    return keyval;
+}
+
+/* The value as Fortran reads it, in *value (1 if set). */
+static int f_attr_get(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *value,
+                      MPI_Fint *ierror)
+{
+    void *v = NULL;
+    int flag = 0, key = f_keyval_of(*keyval);
+    *ierror = TMPI_Comm_get_attr(tdm_virt_f_comm(*comm), key, &v, &flag);
+    if (*ierror != MPI_SUCCESS || !flag)
+        return 0;
+    *value = tdm_virt_attr_predefined(key) ? (MPI_Aint) * (const int *)v : (MPI_Aint)(intptr_t)v;
+    return 1;
+}
+
+TMPI_EXPORT void mpi_comm_create_keyval_(f_copy_attr *copy, f_delete_attr *del, MPI_Fint *keyval,
+                                         const MPI_Aint *extra_state, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_create_keyval_(f_copy_attr *copy, f_delete_attr *del, MPI_Fint *keyval,
+                                         const MPI_Aint *extra_state, MPI_Fint *ierror)
+{
+    *ierror = f_keyval_create(copy, del, keyval, *extra_state, 1);
+}
+
+TMPI_EXPORT void mpi_keyval_create_(f_copy_attr *copy, f_delete_attr *del, MPI_Fint *keyval,
+                                    const MPI_Fint *extra_state, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_keyval_create_(f_copy_attr *copy, f_delete_attr *del, MPI_Fint *keyval,
+                                    const MPI_Fint *extra_state, MPI_Fint *ierror)
+{
+    *ierror = f_keyval_create(copy, del, keyval, *extra_state, 0);
+}
+
+TMPI_EXPORT void mpi_comm_set_attr_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                    const MPI_Aint *value, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_set_attr_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                    const MPI_Aint *value, MPI_Fint *ierror)
+{
+    *ierror =
+        TMPI_Comm_set_attr(tdm_virt_f_comm(*comm), f_keyval_of(*keyval), (void *)(intptr_t)*value);
+}
+
+TMPI_EXPORT void mpi_attr_put_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *value,
+                               MPI_Fint *ierror);
+TMPI_EXPORT void mpi_attr_put_(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *value,
+                               MPI_Fint *ierror)
+{
+    *ierror =
+        TMPI_Comm_set_attr(tdm_virt_f_comm(*comm), f_keyval_of(*keyval), (void *)(intptr_t)*value);
+}
+
+TMPI_EXPORT void mpi_comm_get_attr_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *value,
+                                    MPI_Fint *flag, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_attr_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *value,
+                                    MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *flag = f_attr_get(comm, keyval, value, ierror);
+}
+
+TMPI_EXPORT void mpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *value,
+                               MPI_Fint *flag, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_attr_get_(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *value,
+                               MPI_Fint *flag, MPI_Fint *ierror)
+{
+    MPI_Aint wide = 0;
+    if ((*flag = f_attr_get(comm, keyval, &wide, ierror)))
+        *value = (MPI_Fint)wide;
+}
+
+/* The mpi_f08 module's (ierror optional; its handles and callbacks are
+   mpif.h's, by reference). */
+TMPI_EXPORT void mpi_comm_create_keyval_f08_(f_copy_attr *copy, f_delete_attr *del,
+                                             MPI_Fint *keyval, const MPI_Aint *extra_state,
+                                             MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_create_keyval_f08_(f_copy_attr *copy, f_delete_attr *del,
+                                             MPI_Fint *keyval, const MPI_Aint *extra_state,
+                                             MPI_Fint *ierror)
+{
+    MPI_Fint rc = f_keyval_create(copy, del, keyval, *extra_state, 1);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_comm_set_attr_f08_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                        const MPI_Aint *value, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_set_attr_f08_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                        const MPI_Aint *value, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_comm_set_attr_(comm, keyval, value, &rc);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_comm_get_attr_f08_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                        MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_attr_f08_(const MPI_Fint *comm, const MPI_Fint *keyval,
+                                        MPI_Aint *value, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_comm_get_attr_(comm, keyval, value, flag, &rc);
+    if (ierror)
+        *ierror = rc;
 }
 
 /* --- The mpi_f08 module ---------------------------------------------------- */

@@ -1,10 +1,115 @@
 /*
- * Groups and MPI_Comm_create for the virtual ranks' transparency test
- * (tests/virt_compare.py): the same output with N processes as with N
- * virtual ranks. Rank 0 prints every result. No global variable is
- * written: the virtual ranks of a process share them.
+ * Groups, MPI_Comm_create and communicators' attributes for the virtual
+ * ranks' transparency test (tests/virt_compare.py): the same output with N
+ * processes as with N virtual ranks. Rank 0 prints every result. No global
+ * variable is written: the virtual ranks of a process share them.
  */
+#include <stdio.h>
+
 #include "virt_testlib.h"
+
+/* The attribute callbacks' count of calls, the rank's own (their extra
+   state). */
+typedef struct {
+    long copies, deletes;
+    int rank;
+} calls;
+
+/* A copy holds the value plus 100, in memory of its own. */
+static int copy_plus(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm, (void)keyval;
+    int *made = malloc(sizeof *made);
+    *made = *(int *)in + 100;
+    *(int **)out = made;
+    *flag = 1;
+    ((calls *)extra)->copies++;
+    return MPI_SUCCESS;
+}
+
+static int delete_free(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval;
+    free(value);
+    ((calls *)extra)->deletes++;
+    return MPI_SUCCESS;
+}
+
+/* MPI_COMM_SELF's attribute, deleted in MPI_Finalize: rank 0 says so. */
+static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    if (*(int *)value == 0)
+        printf("MPI_COMM_SELF's attribute deleted in MPI_Finalize\n");
+    fflush(stdout);
+    free(value);
+    return MPI_SUCCESS;
+}
+
+/* The predefined attributes (what every MPI agrees on), a keyval of the
+   program's copied by MPI_Comm_dup and deleted by set, delete and free,
+   MPI's own null and dup callbacks. */
+static void attributes(int rank, int size)
+{
+    int *v = NULL, flag = 0;
+    long seen[4];
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+    seen[0] = flag && *v >= 32767;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &v, &flag);
+    seen[1] = flag && *v == MPI_PROC_NULL;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &v, &flag);
+    seen[2] = flag && (*v == MPI_ANY_SOURCE || *v == rank);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag);
+    seen[3] = flag && (*v == 0 || *v == 1);
+    print_all(rank, size, "predefined attributes (tag_ub, host, io, wtime_is_global)", seen, 4);
+
+    calls counted = {0, 0, rank};
+    int plus, nothing, same, shared = rank * 7;
+    MPI_Comm_create_keyval(copy_plus, delete_free, &plus, &counted);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &nothing, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &same, NULL);
+    MPI_Comm first, second;
+    MPI_Comm_dup(MPI_COMM_WORLD, &first);
+    int *mine = malloc(sizeof *mine);
+    *mine = rank;
+    MPI_Comm_set_attr(first, plus, mine);
+    MPI_Comm_set_attr(first, nothing, &shared);
+    MPI_Comm_set_attr(first, same, &shared);
+    MPI_Comm_dup(first, &second);
+    long got[8];
+    int *p = NULL, *q = NULL;
+    MPI_Comm_get_attr(second, plus, &p, &flag);
+    got[0] = flag ? *p : -1;
+    MPI_Comm_get_attr(second, nothing, &q, &flag);
+    got[1] = flag;
+    MPI_Comm_get_attr(second, same, &q, &flag);
+    got[2] = flag && q == &shared;
+    int *again = malloc(sizeof *again);
+    *again = rank + 50;
+    MPI_Comm_set_attr(first, plus, again); /* the value it replaces is deleted */
+    MPI_Comm_get_attr(first, plus, &p, &flag);
+    got[3] = flag ? *p : -1;
+    MPI_Comm_delete_attr(first, plus);
+    MPI_Comm_get_attr(first, plus, &p, &flag);
+    got[4] = flag * 1000 + counted.copies * 10 + counted.deletes;
+    MPI_Comm_free(&second); /* deletes its copy */
+    MPI_Comm_free_keyval(&plus);
+    got[5] = plus == MPI_KEYVAL_INVALID;
+    got[6] = counted.deletes;
+    MPI_Comm_free(&first);
+    MPI_Comm_free_keyval(&nothing);
+    MPI_Comm_free_keyval(&same);
+    int keyval, *last = malloc(sizeof *last);
+    *last = rank;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, NULL);
+    MPI_Comm_set_attr(MPI_COMM_SELF, keyval, last);
+    MPI_Comm_get_attr(MPI_COMM_SELF, keyval, &p, &flag);
+    got[7] = flag && p == last;
+    print_all(rank, size,
+              "attributes (copied, null copy, dup copy, replaced, deleted, keyval freed, "
+              "deletes, on self)",
+              got, 8);
+}
 
 /* The world ranks of g's members, in its order, as one number (base 10,
    each plus 1), and its size times 100 plus this rank's rank in it (99
@@ -206,6 +311,7 @@ int main(int argc, char **argv)
     MPI_Group_free(&world);
     long freed = world == MPI_GROUP_NULL && evens == MPI_GROUP_NULL;
     print_all(rank, size, "freed", &freed, 1);
+    attributes(rank, size);
     free(list);
     free(from);
     free(to);

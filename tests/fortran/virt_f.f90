@@ -11,11 +11,13 @@ program virt_f
     integer :: ierr, rank, size, next, prev, provided, i, count, index, color
     integer :: sub, subrank, subsize, cart, left, right, vector, flag_count, op
     integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
-    integer :: results(17), table(17, 64), token, got, pair(2), dims(1)
+    integer :: results(21), table(21, 64), token, got, pair(2), dims(1)
+    integer :: same, plus, first, second
+    integer(kind=MPI_ADDRESS_KIND) :: attr
     logical :: periods(1), flag
     double precision :: sums(3), t0
     double precision, allocatable :: buf(:), back(:)
-    external maxabs
+    external maxabs, plus_copy
     integer, allocatable :: blocks(:), received(:)
 
     call MPI_Init_thread(MPI_THREAD_SINGLE, provided, ierr)
@@ -127,12 +129,35 @@ program virt_f
     results(16) = dims(1) + merge(1000, 0, op == MPI_OP_NULL)
     results(17) = ierr
 
+    ! 18-21. Attributes: MPI_TAG_UB; a keyval with MPI's MPI_COMM_DUP_FN and
+    ! one with the program's copy function, through MPI_Comm_dup; deleted.
+    call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, attr, flag, ierr)
+    results(18) = merge(1, 0, flag .and. attr >= 32767)
+    call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, same, &
+                                0_MPI_ADDRESS_KIND, ierr)
+    call MPI_Comm_create_keyval(plus_copy, MPI_COMM_NULL_DELETE_FN, plus, 5_MPI_ADDRESS_KIND, ierr)
+    call MPI_Comm_dup(MPI_COMM_WORLD, first, ierr)
+    call MPI_Comm_set_attr(first, same, int(rank + 42, MPI_ADDRESS_KIND), ierr)
+    call MPI_Comm_set_attr(first, plus, int(rank, MPI_ADDRESS_KIND), ierr)
+    call MPI_Comm_dup(first, second, ierr)
+    call MPI_Comm_get_attr(second, same, attr, flag, ierr)
+    results(19) = merge(int(attr), -1, flag)
+    call MPI_Comm_get_attr(second, plus, attr, flag, ierr)
+    results(20) = merge(int(attr), -1, flag)
+    call MPI_Comm_delete_attr(second, same, ierr)
+    call MPI_Comm_get_attr(second, same, attr, flag, ierr)
+    results(21) = merge(1, 0, flag) + 10 * ierr
+    call MPI_Comm_free(second, ierr)
+    call MPI_Comm_free(first, ierr)
+    call MPI_Comm_free_keyval(same, ierr)
+    call MPI_Comm_free_keyval(plus, ierr)
+
     ! Rank 0 prints every rank's results in order.
-    call MPI_Gather(results, 17, MPI_INTEGER, table, 17, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    call MPI_Gather(results, 21, MPI_INTEGER, table, 21, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
-            print '(a, i0, a, 17(1x, i0))', 'rank ', i, ':', table(:, i + 1)
+            print '(a, i0, a, 21(1x, i0))', 'rank ', i, ':', table(:, i + 1)
         end do
     end if
     call MPI_Finalize(ierr)
@@ -147,3 +172,16 @@ subroutine maxabs(invec, inoutvec, len, datatype)
         inoutvec(i) = max(abs(invec(i)), abs(inoutvec(i)))
     end do
 end subroutine maxabs
+
+! The copy of result 20's attribute: its value plus 100 times the keyval's
+! extra state.
+subroutine plus_copy(oldcomm, keyval, extra_state, value_in, value_out, flag, ierror)
+    use mpi
+    implicit none
+    integer :: oldcomm, keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, value_in, value_out
+    logical :: flag
+    value_out = value_in + 100 * extra_state
+    flag = .true.
+    ierror = MPI_SUCCESS
+end subroutine plus_copy
