@@ -59,6 +59,18 @@ TMPI_EXPORT int TMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
 TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+TMPI_EXPORT int TMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+TMPI_EXPORT int TMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+TMPI_EXPORT int TMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                     MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+TMPI_EXPORT int TMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+TMPI_EXPORT int TMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+TMPI_EXPORT int TMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+TMPI_EXPORT int TMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+TMPI_EXPORT int TMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+TMPI_EXPORT int TMPI_Comm_get_parent(MPI_Comm *parent);
+TMPI_EXPORT int TMPI_Pcontrol(const int level, ...);
 TMPI_EXPORT int TMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                                         MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                                         int *comm_keyval, void *extra_state);
@@ -113,11 +125,18 @@ TMPI_EXPORT int TMPI_Issend(const void *buf, int count, MPI_Datatype datatype, i
                             MPI_Comm comm, MPI_Request *request);
 TMPI_EXPORT int TMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                            MPI_Comm comm, MPI_Request *request);
+TMPI_EXPORT int TMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                      int sendtag, int source, int recvtag, MPI_Comm comm,
+                                      MPI_Status *status);
 TMPI_EXPORT int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 TMPI_EXPORT int TMPI_Wait(MPI_Request *request, MPI_Status *status);
 TMPI_EXPORT int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses);
+TMPI_EXPORT int TMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                              int array_of_indices[], MPI_Status array_of_statuses[]);
+TMPI_EXPORT int TMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                              int array_of_indices[], MPI_Status array_of_statuses[]);
 TMPI_EXPORT int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status);
 TMPI_EXPORT int TMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 TMPI_EXPORT int TMPI_Testall(int count, MPI_Request *requests, int *flag, MPI_Status *statuses);

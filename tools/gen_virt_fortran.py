@@ -49,6 +49,15 @@ BY_HAND = {
     "Keyval_create",
     "Attr_put",
     "Attr_get",
+    # names (Fortran's strings), outputs of the real MPI's handles, variable
+    # arguments, 1-based indices
+    "Comm_set_name",
+    "Comm_get_name",
+    "Comm_get_info",
+    "Comm_get_errhandler",
+    "Pcontrol",
+    "Waitsome",
+    "Testsome",
 }
 NOT_MPI = {"Run", "Set_private", "Set_program_copy", "Private_atexit"}
 # Arrays of datatypes whose length the entry point would have to work out
@@ -83,6 +92,8 @@ def prototypes() -> list[tuple[str, str, list[tuple[str, str]]]]:
         parsed = []
         if params and params != "void":
             for param in params.split(","):
+                if param.strip() == "...":  # variable arguments (MPI_Pcontrol: by hand)
+                    continue
                 match = re.match(r"(.*?)(\w+)\s*((?:\[[^\]]*\])*)$", param.strip())
                 if not match:
                     raise SystemExit(f"gen_virt_fortran: cannot read parameter {param!r} of {name}")

@@ -37,7 +37,7 @@ PASS_THROUGH = re.compile(
     r"|Status_set_elements(_x)?|Status_set_cancelled|Test_cancelled|Pack|Unpack|Pack_size"
     r"|Pack_external(_size)?|Unpack_external|Reduce_local|Get_version|Get_library_version"
     r"|Get_processor_name|Error_string|Error_class|Alloc_mem|Free_mem|Get_address|Address"
-    r"|Aint_add|Aint_diff|Errhandler_free|Dims_create)$"
+    r"|Aint_add|Aint_diff|Errhandler_free|Dims_create|Info_\w+)$"
 )
 DECLARED = re.compile(r"\b(?:int|double)\s+(MPI_\w+)\s*\(")
 IMPLEMENTED = re.compile(r"\bTMPI_(\w+)\s*\(")

@@ -219,8 +219,7 @@ int TMPI_unsupported_MPI_Comm_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__(
 #define MPI_Comm_call_errhandler TMPI_unsupported_MPI_Comm_call_errhandler
 #endif
 #ifndef MPI_Comm_compare
-int TMPI_unsupported_MPI_Comm_compare(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_compare is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_compare TMPI_unsupported_MPI_Comm_compare
+#define MPI_Comm_compare TMPI_Comm_compare
 #endif
 #ifndef MPI_Comm_connect
 int TMPI_unsupported_MPI_Comm_connect(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_connect is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -254,8 +253,7 @@ int TMPI_unsupported_MPI_Comm_disconnect(TMPI_ANY_ARGUMENTS) __attribute__((erro
 #define MPI_Comm_dup TMPI_Comm_dup
 #endif
 #ifndef MPI_Comm_dup_with_info
-int TMPI_unsupported_MPI_Comm_dup_with_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_dup_with_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_dup_with_info TMPI_unsupported_MPI_Comm_dup_with_info
+#define MPI_Comm_dup_with_info TMPI_Comm_dup_with_info
 #endif
 #ifndef MPI_Comm_free
 #define MPI_Comm_free TMPI_Comm_free
@@ -267,20 +265,16 @@ int TMPI_unsupported_MPI_Comm_dup_with_info(TMPI_ANY_ARGUMENTS) __attribute__((e
 #define MPI_Comm_get_attr TMPI_Comm_get_attr
 #endif
 #ifndef MPI_Comm_get_errhandler
-int TMPI_unsupported_MPI_Comm_get_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_get_errhandler TMPI_unsupported_MPI_Comm_get_errhandler
+#define MPI_Comm_get_errhandler TMPI_Comm_get_errhandler
 #endif
 #ifndef MPI_Comm_get_info
-int TMPI_unsupported_MPI_Comm_get_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_get_info TMPI_unsupported_MPI_Comm_get_info
+#define MPI_Comm_get_info TMPI_Comm_get_info
 #endif
 #ifndef MPI_Comm_get_name
-int TMPI_unsupported_MPI_Comm_get_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_get_name TMPI_unsupported_MPI_Comm_get_name
+#define MPI_Comm_get_name TMPI_Comm_get_name
 #endif
 #ifndef MPI_Comm_get_parent
-int TMPI_unsupported_MPI_Comm_get_parent(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_get_parent is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_get_parent TMPI_unsupported_MPI_Comm_get_parent
+#define MPI_Comm_get_parent TMPI_Comm_get_parent
 #endif
 #ifndef MPI_Comm_group
 #define MPI_Comm_group TMPI_Comm_group
@@ -315,12 +309,10 @@ int TMPI_unsupported_MPI_Comm_remote_size(TMPI_ANY_ARGUMENTS) __attribute__((err
 #define MPI_Comm_set_errhandler TMPI_Comm_set_errhandler
 #endif
 #ifndef MPI_Comm_set_info
-int TMPI_unsupported_MPI_Comm_set_info(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_info is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_set_info TMPI_unsupported_MPI_Comm_set_info
+#define MPI_Comm_set_info TMPI_Comm_set_info
 #endif
 #ifndef MPI_Comm_set_name
-int TMPI_unsupported_MPI_Comm_set_name(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_set_name is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_set_name TMPI_unsupported_MPI_Comm_set_name
+#define MPI_Comm_set_name TMPI_Comm_set_name
 #endif
 #ifndef MPI_Comm_size
 #define MPI_Comm_size TMPI_Comm_size
@@ -337,12 +329,10 @@ int TMPI_unsupported_MPI_Comm_spawn_multiple(TMPI_ANY_ARGUMENTS) __attribute__((
 #define MPI_Comm_split TMPI_Comm_split
 #endif
 #ifndef MPI_Comm_split_type
-int TMPI_unsupported_MPI_Comm_split_type(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_split_type is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_split_type TMPI_unsupported_MPI_Comm_split_type
+#define MPI_Comm_split_type TMPI_Comm_split_type
 #endif
 #ifndef MPI_Comm_test_inter
-int TMPI_unsupported_MPI_Comm_test_inter(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_test_inter is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_test_inter TMPI_unsupported_MPI_Comm_test_inter
+#define MPI_Comm_test_inter TMPI_Comm_test_inter
 #endif
 #ifndef MPI_Compare_and_swap
 int TMPI_unsupported_MPI_Compare_and_swap(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Compare_and_swap is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -995,50 +985,6 @@ int TMPI_unsupported_MPI_Ineighbor_alltoallv_c(TMPI_ANY_ARGUMENTS) __attribute__
 int TMPI_unsupported_MPI_Ineighbor_alltoallw_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Ineighbor_alltoallw_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
 #define MPI_Ineighbor_alltoallw_c TMPI_unsupported_MPI_Ineighbor_alltoallw_c
 #endif
-#ifndef MPI_Info_create
-int TMPI_unsupported_MPI_Info_create(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_create is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_create TMPI_unsupported_MPI_Info_create
-#endif
-#ifndef MPI_Info_create_env
-int TMPI_unsupported_MPI_Info_create_env(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_create_env is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_create_env TMPI_unsupported_MPI_Info_create_env
-#endif
-#ifndef MPI_Info_delete
-int TMPI_unsupported_MPI_Info_delete(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_delete is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_delete TMPI_unsupported_MPI_Info_delete
-#endif
-#ifndef MPI_Info_dup
-int TMPI_unsupported_MPI_Info_dup(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_dup is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_dup TMPI_unsupported_MPI_Info_dup
-#endif
-#ifndef MPI_Info_free
-int TMPI_unsupported_MPI_Info_free(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_free is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_free TMPI_unsupported_MPI_Info_free
-#endif
-#ifndef MPI_Info_get
-int TMPI_unsupported_MPI_Info_get(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_get TMPI_unsupported_MPI_Info_get
-#endif
-#ifndef MPI_Info_get_nkeys
-int TMPI_unsupported_MPI_Info_get_nkeys(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_nkeys is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_get_nkeys TMPI_unsupported_MPI_Info_get_nkeys
-#endif
-#ifndef MPI_Info_get_nthkey
-int TMPI_unsupported_MPI_Info_get_nthkey(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_nthkey is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_get_nthkey TMPI_unsupported_MPI_Info_get_nthkey
-#endif
-#ifndef MPI_Info_get_string
-int TMPI_unsupported_MPI_Info_get_string(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_string is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_get_string TMPI_unsupported_MPI_Info_get_string
-#endif
-#ifndef MPI_Info_get_valuelen
-int TMPI_unsupported_MPI_Info_get_valuelen(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_get_valuelen is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_get_valuelen TMPI_unsupported_MPI_Info_get_valuelen
-#endif
-#ifndef MPI_Info_set
-int TMPI_unsupported_MPI_Info_set(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Info_set is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Info_set TMPI_unsupported_MPI_Info_set
-#endif
 #ifndef MPI_Init
 #define MPI_Init TMPI_Init
 #endif
@@ -1276,8 +1222,7 @@ int TMPI_unsupported_MPI_Parrived(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_
 #define MPI_Parrived TMPI_unsupported_MPI_Parrived
 #endif
 #ifndef MPI_Pcontrol
-int TMPI_unsupported_MPI_Pcontrol(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pcontrol is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Pcontrol TMPI_unsupported_MPI_Pcontrol
+#define MPI_Pcontrol TMPI_Pcontrol
 #endif
 #ifndef MPI_Pready
 int TMPI_unsupported_MPI_Pready(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Pready is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1501,8 +1446,7 @@ int TMPI_unsupported_MPI_Sendrecv_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MP
 #define MPI_Sendrecv_c TMPI_unsupported_MPI_Sendrecv_c
 #endif
 #ifndef MPI_Sendrecv_replace
-int TMPI_unsupported_MPI_Sendrecv_replace(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sendrecv_replace is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Sendrecv_replace TMPI_unsupported_MPI_Sendrecv_replace
+#define MPI_Sendrecv_replace TMPI_Sendrecv_replace
 #endif
 #ifndef MPI_Sendrecv_replace_c
 int TMPI_unsupported_MPI_Sendrecv_replace_c(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Sendrecv_replace_c is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
@@ -1806,8 +1750,7 @@ int TMPI_unsupported_MPI_T_source_get_timestamp(TMPI_ANY_ARGUMENTS) __attribute_
 #define MPI_Testany TMPI_Testany
 #endif
 #ifndef MPI_Testsome
-int TMPI_unsupported_MPI_Testsome(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Testsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Testsome TMPI_unsupported_MPI_Testsome
+#define MPI_Testsome TMPI_Testsome
 #endif
 #ifndef MPI_Topo_test
 #define MPI_Topo_test TMPI_Topo_test
@@ -1834,8 +1777,7 @@ int TMPI_unsupported_MPI_Unpublish_name(TMPI_ANY_ARGUMENTS) __attribute__((error
 #define MPI_Waitany TMPI_Waitany
 #endif
 #ifndef MPI_Waitsome
-int TMPI_unsupported_MPI_Waitsome(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Waitsome is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Waitsome TMPI_unsupported_MPI_Waitsome
+#define MPI_Waitsome TMPI_Waitsome
 #endif
 #ifndef MPI_Win_allocate
 int TMPI_unsupported_MPI_Win_allocate(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Win_allocate is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -448,6 +448,23 @@ static int privatize(int count, int cores, int host)
     return 0;
 }
 
+/* MPI_COMM_TYPE_SHARED's color of this process's ranks: the lowest rank of
+   the real MPI's processes on this host. */
+static int node_color;
+
+static int node_init(void)
+{
+    MPI_Comm node;
+    int me = 0, err = PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (err == MPI_SUCCESS) {
+        err = PMPI_Allreduce(&me, &node_color, 1, MPI_INT, MPI_MIN, node);
+        PMPI_Comm_free(&node);
+    }
+    return err;
+}
+
 /* The predefined attributes' values: the world's size, the real MPI's last
    error code. */
 static int attr_init(int world_size)
@@ -516,7 +533,8 @@ int TMPI_Run(int argc, char **argv, int (*main_of_rank)(int, char **))
     if (!states || tdm_virt_queue_init(count) != MPI_SUCCESS ||
         tdm_virt_net_init(count, host, hosts) != MPI_SUCCESS ||
         tdm_virt_comm_init(count, config.world_offset, config.world_size, host, hosts) != 0 ||
-        attr_init(config.world_size) != MPI_SUCCESS || tdm_virt_sched_init(&config) != 0) {
+        attr_init(config.world_size) != MPI_SUCCESS || node_init() != MPI_SUCCESS ||
+        tdm_virt_sched_init(&config) != 0) {
         fprintf(stderr, "tandem virt: error: cannot make %d virtual ranks\n", count);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -787,6 +805,121 @@ int TMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return fail(self, comm->errors_return, MPI_ERR_ARG, "MPI_Comm_split (negative color)");
     return split(self, slot_, color, key, newcomm, "MPI_Comm_split");
+}
+
+/* MPI_COMM_TYPE_SHARED: the ranks of the processes on this host. */
+int TMPI_Comm_split_type(MPI_Comm handle, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    GET_COMM("MPI_Comm_split_type", handle);
+    if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED)
+        return fail(self, comm->errors_return, MPI_ERR_ARG,
+                    "MPI_Comm_split_type (a split type other than MPI_COMM_TYPE_SHARED and "
+                    "MPI_UNDEFINED)");
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_color;
+    return split(self, slot_, color, key, newcomm, "MPI_Comm_split_type");
+}
+
+int TMPI_Comm_dup_with_info(MPI_Comm handle, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info; /* no hint changes what the runtime does */
+    return TMPI_Comm_dup(handle, newcomm);
+}
+
+int TMPI_Comm_set_info(MPI_Comm handle, MPI_Info info)
+{
+    (void)info;
+    GET_COMM("MPI_Comm_set_info", handle);
+    return MPI_SUCCESS;
+}
+
+/* No hint is used: a new empty info of the real MPI's, the program's to
+   free. */
+int TMPI_Comm_get_info(MPI_Comm handle, MPI_Info *info_used)
+{
+    GET_COMM("MPI_Comm_get_info", handle);
+    return fail(self, comm->errors_return, PMPI_Info_create(info_used), "MPI_Comm_get_info");
+}
+
+int TMPI_Comm_get_errhandler(MPI_Comm handle, MPI_Errhandler *errhandler)
+{
+    GET_COMM("MPI_Comm_get_errhandler", handle);
+    *errhandler = comm->errors_return ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL;
+    return MPI_SUCCESS;
+}
+
+/* MPI_IDENT for one communicator, MPI_CONGRUENT for the same ranks in the
+   same order, MPI_SIMILAR in another order, else MPI_UNEQUAL. */
+int TMPI_Comm_compare(MPI_Comm handle1, MPI_Comm handle2, int *result)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Comm_compare");
+    const tdm_virt_comm *a = comm_of(self, handle1, NULL), *b = comm_of(self, handle2, NULL);
+    if (!a || !b)
+        return fail(self, a ? a->errors_return : 0, MPI_ERR_COMM, "MPI_Comm_compare");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    *result = MPI_UNEQUAL;
+    if (a->size != b->size)
+        return MPI_SUCCESS;
+    int same_order = 1, found = 1;
+    for (int i = 0; i < a->size && found; i++) {
+        int w = tdm_virt_comm_world_rank(a, i);
+        same_order &= w == tdm_virt_comm_world_rank(b, i);
+        found = 0;
+        for (int j = 0; j < b->size && !found; j++)
+            found = w == tdm_virt_comm_world_rank(b, j);
+    }
+    if (found)
+        *result = same_order ? MPI_CONGRUENT : MPI_SIMILAR;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_set_name(MPI_Comm handle, const char *name)
+{
+    GET_COMM("MPI_Comm_set_name", handle);
+    char *copy = malloc(MPI_MAX_OBJECT_NAME);
+    if (!copy)
+        return fail(self, comm->errors_return, MPI_ERR_NO_MEM, "MPI_Comm_set_name");
+    snprintf(copy, MPI_MAX_OBJECT_NAME, "%s", name);
+    free(comm->name);
+    comm->name = copy;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_get_name(MPI_Comm handle, char *name, int *resultlen)
+{
+    GET_COMM("MPI_Comm_get_name", handle);
+    const char *given = comm->name                 ? comm->name
+                        : handle == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+                        : handle == MPI_COMM_SELF  ? "MPI_COMM_SELF"
+                                                   : "";
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", given);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* No inter-communicators, no spawned processes. */
+int TMPI_Comm_test_inter(MPI_Comm handle, int *flag)
+{
+    GET_COMM("MPI_Comm_test_inter", handle);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int TMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    self_or_die("MPI_Comm_get_parent");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The profiling level: nothing to change. */
+int TMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------- Cartesian topologies */
@@ -1776,6 +1909,29 @@ int TMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return finish_one(self, recv, status, "MPI_Sendrecv", source, recvtag);
 }
 
+/* The buffer packed aside, sent from there while the message comes into
+   it (a packed message matches any receive of its type signature). */
+int TMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Sendrecv_replace");
+    int size = 0, position = 0, err = PMPI_Pack_size(count, type, MPI_COMM_SELF, &size);
+    char *copy = err == MPI_SUCCESS ? malloc(size > 0 ? (size_t)size : 1) : NULL;
+    if (err == MPI_SUCCESS && !copy)
+        err = MPI_ERR_NO_MEM;
+    if (err == MPI_SUCCESS)
+        err = PMPI_Pack(buf, count, type, copy, size, &position, MPI_COMM_SELF);
+    if (err != MPI_SUCCESS) {
+        free(copy);
+        const tdm_virt_comm *c = comm_of(self, comm, NULL);
+        return fail(self, c ? c->errors_return : 0, err, "MPI_Sendrecv_replace");
+    }
+    err = TMPI_Sendrecv(copy, position, MPI_PACKED, dest, sendtag, buf, count, type, source,
+                        recvtag, comm, status);
+    free(copy);
+    return err;
+}
+
 static int bad_request(const char *call)
 {
     return fail(self_or_die(call), 0, MPI_ERR_REQUEST, call);
@@ -1979,6 +2135,67 @@ int TMPI_Testany(int count, MPI_Request *requests, int *index, int *flag, MPI_St
     }
     *flag = 1;
     return complete_at(self, requests, i, index, status, "MPI_Testany");
+}
+
+/* MPI_Waitsome and MPI_Testsome: every request of the array that is done,
+   completed in the array's order (for the wait, once one is); *outcount
+   MPI_UNDEFINED where none is active. */
+static int some(int count, MPI_Request *requests, int *outcount, int *indices, MPI_Status *statuses,
+                int wait, const char *call)
+{
+    tdm_virt_rank *self = self_or_die(call);
+    int bad, i;
+    for (int pass = 0;; pass++) {
+        progress(self);
+        if ((i = first_done(count, requests, &bad)) != -1)
+            break;
+        if (bad)
+            return bad_request(call);
+        if (!wait) {
+            if (pass == 1)
+                break;
+            tdm_virt_yield(self);
+            continue;
+        }
+        tdm_virt_wait_prepare(self, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
+        if ((i = first_done(count, requests, &bad)) != -1) {
+            tdm_virt_wait_cancel(self);
+            break;
+        }
+        if (self->coll && tdm_virt_coll_progress(self, 0)) {
+            tdm_virt_wait_cancel(self);
+            continue;
+        }
+        tdm_virt_wait_commit(self);
+    }
+    *outcount = i == -2 ? MPI_UNDEFINED : 0;
+    int any_error = 0;
+    for (int k = i < 0 ? count : i; k < count; k++) {
+        tdm_virt_request *req = requests[k] == MPI_REQUEST_NULL ? NULL : request_of(requests[k]);
+        if (!req || inactive(req) || !tdm_virt_request_done(req))
+            continue;
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[*outcount];
+        int index, err = complete_at(self, requests, k, &index, st, call);
+        if (err != MPI_SUCCESS) {
+            any_error = 1;
+            if (st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = err;
+        }
+        indices[(*outcount)++] = k;
+    }
+    return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int TMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some(incount, requests, outcount, indices, statuses, 1, "MPI_Waitsome");
+}
+
+int TMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    return some(incount, requests, outcount, indices, statuses, 0, "MPI_Testsome");
 }
 
 int TMPI_Request_free(MPI_Request *request)

@@ -51,6 +51,7 @@ void tdm_virt_comm_finish(void)
             free(tables[i].slots[s].topo);
             free(tables[i].slots[s].edges);
             free(tables[i].slots[s].attrs);
+            free(tables[i].slots[s].name);
         }
         free(tables[i].slots);
     }
@@ -98,6 +99,7 @@ void tdm_virt_comm_remove(int local, int slot)
     free(c->topo);
     free(c->edges);
     free(c->attrs);
+    free(c->name);
     *c = (tdm_virt_comm){0};
 }
 

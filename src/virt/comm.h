@@ -32,6 +32,7 @@ typedef struct {
                              whose in- and out-neighbours are the rank's neighbours;
                              ndims holds its nodes, topo their index, then the edges */
     tdm_virt_attr *attrs; /* in the order set (malloc'ed) */
+    char *name;           /* MPI_Comm_set_name's (malloc'ed), or NULL */
     int n_attrs, cap_attrs;
 } tdm_virt_comm;
 

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tmpi.h"
 #include "virt/attr.h"
@@ -317,6 +318,173 @@ TMPI_EXPORT void mpi_alltoallw_(void *sendbuf, const MPI_Fint *sendcounts, const
     *ierror = TMPI_Alltoallw(send, sendcounts, sdispls, types, tdm_virt_f_buffer(recvbuf),
                              recvcounts, rdispls, types + size, c);
     free(types);
+}
+
+/* --- Names, the real MPI's handles, MPI_Waitsome -------------------------- */
+
+/* Fortran's strings come with their length after every argument
+   (gfortran's hidden argument), padded with blanks. */
+TMPI_EXPORT void mpi_comm_set_name_(const MPI_Fint *comm, const char *name, MPI_Fint *ierror,
+                                    size_t length);
+TMPI_EXPORT void mpi_comm_set_name_(const MPI_Fint *comm, const char *name, MPI_Fint *ierror,
+                                    size_t length)
+{
+    while (length > 0 && name[length - 1] == ' ')
+        length--;
+    char text[MPI_MAX_OBJECT_NAME];
+    snprintf(text, sizeof text, "%.*s", (int)length, name);
+    *ierror = TMPI_Comm_set_name(tdm_virt_f_comm(*comm), text);
+}
+
+TMPI_EXPORT void mpi_comm_get_name_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen,
+                                    MPI_Fint *ierror, size_t length);
+TMPI_EXPORT void mpi_comm_get_name_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen,
+                                    MPI_Fint *ierror, size_t length)
+{
+    char text[MPI_MAX_OBJECT_NAME];
+    int n = 0;
+    *ierror = TMPI_Comm_get_name(tdm_virt_f_comm(*comm), text, &n);
+    if (*ierror != MPI_SUCCESS)
+        return;
+    size_t kept = (size_t)n < length ? (size_t)n : length;
+    memcpy(name, text, kept);
+    memset(name + kept, ' ', length - kept);
+    *resultlen = (MPI_Fint)kept;
+}
+
+TMPI_EXPORT void mpi_comm_get_info_(const MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_info_(const MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c = MPI_INFO_NULL;
+    if ((*ierror = TMPI_Comm_get_info(tdm_virt_f_comm(*comm), &c)) == MPI_SUCCESS)
+        *info = PMPI_Info_c2f(c);
+}
+
+TMPI_EXPORT void mpi_comm_get_errhandler_(const MPI_Fint *comm, MPI_Fint *errhandler,
+                                          MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_errhandler_(const MPI_Fint *comm, MPI_Fint *errhandler,
+                                          MPI_Fint *ierror)
+{
+    MPI_Errhandler c = MPI_ERRHANDLER_NULL;
+    if ((*ierror = TMPI_Comm_get_errhandler(tdm_virt_f_comm(*comm), &c)) == MPI_SUCCESS)
+        *errhandler = PMPI_Errhandler_c2f(c);
+}
+
+TMPI_EXPORT void mpi_pcontrol_(const MPI_Fint *level, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_pcontrol_(const MPI_Fint *level, MPI_Fint *ierror)
+{
+    *ierror = TMPI_Pcontrol(*level);
+}
+
+/* MPI_Waitsome and MPI_Testsome: the indices count from 1. */
+static void f_some(int wait, const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    MPI_Request *c = tdm_virt_f_requests(requests, *incount);
+    MPI_Status *st = tdm_virt_f_statuses(statuses, *incount);
+    if (!c || (!st && !tdm_virt_f_statuses_ignored(statuses))) {
+        free(c);
+        free(st);
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    MPI_Status *given = st ? st : MPI_STATUSES_IGNORE;
+    *ierror = wait ? TMPI_Waitsome(*incount, c, outcount, indices, given)
+                   : TMPI_Testsome(*incount, c, outcount, indices, given);
+    tdm_virt_c2f_requests(c, requests, *incount);
+    for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++)
+        indices[i]++;
+    if (*outcount != MPI_UNDEFINED)
+        tdm_virt_c2f_statuses(st, statuses, *outcount);
+    free(c);
+    free(st);
+}
+
+TMPI_EXPORT void mpi_waitsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_waitsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    f_some(1, incount, requests, outcount, indices, statuses, ierror);
+}
+
+TMPI_EXPORT void mpi_testsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_testsome_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                               MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    f_some(0, incount, requests, outcount, indices, statuses, ierror);
+}
+
+/* Their mpi_f08 forms: ierror optional (a string's length still last). */
+TMPI_EXPORT void mpi_comm_set_name_f08_(const MPI_Fint *comm, const char *name, MPI_Fint *ierror,
+                                        size_t length);
+TMPI_EXPORT void mpi_comm_set_name_f08_(const MPI_Fint *comm, const char *name, MPI_Fint *ierror,
+                                        size_t length)
+{
+    MPI_Fint rc;
+    mpi_comm_set_name_(comm, name, &rc, length);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_comm_get_name_f08_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen,
+                                        MPI_Fint *ierror, size_t length);
+TMPI_EXPORT void mpi_comm_get_name_f08_(const MPI_Fint *comm, char *name, MPI_Fint *resultlen,
+                                        MPI_Fint *ierror, size_t length)
+{
+    MPI_Fint rc;
+    mpi_comm_get_name_(comm, name, resultlen, &rc, length);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_comm_get_info_f08_(const MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_info_f08_(const MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_comm_get_info_(comm, info, &rc);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_comm_get_errhandler_f08_(const MPI_Fint *comm, MPI_Fint *errhandler,
+                                              MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_get_errhandler_f08_(const MPI_Fint *comm, MPI_Fint *errhandler,
+                                              MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_comm_get_errhandler_(comm, errhandler, &rc);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_pcontrol_f08_(const MPI_Fint *level);
+TMPI_EXPORT void mpi_pcontrol_f08_(const MPI_Fint *level)
+{
+    (void)level;
+}
+
+TMPI_EXPORT void mpi_waitsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_waitsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    f_some(1, incount, requests, outcount, indices, statuses, &rc);
+    if (ierror)
+        *ierror = rc;
+}
+
+TMPI_EXPORT void mpi_testsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror);
+TMPI_EXPORT void mpi_testsome_f08_(const MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount,
+                                   MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    f_some(0, incount, requests, outcount, indices, statuses, &rc);
+    if (ierror)
+        *ierror = rc;
 }
 
 /* --- Attributes ----------------------------------------------------------- */

@@ -163,6 +163,74 @@ static void create_group(int rank, int size, MPI_Group g, int tag, const char *w
     print_all(rank, size, what, got, 4);
 }
 
+/* The communicator calls around the groups': comparisons, names, the
+   shared-memory split, the error handler, what there is no inter- or
+   spawned communicator for. */
+static void communicators(int rank, int size)
+{
+    MPI_Comm dup, reversed, evens, shared;
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &dup);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reversed);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &evens);
+    int r[4];
+    long cmp[5];
+    MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &r[0]);
+    MPI_Comm_compare(MPI_COMM_WORLD, dup, &r[1]);
+    MPI_Comm_compare(MPI_COMM_WORLD, reversed, &r[2]);
+    MPI_Comm_compare(evens, MPI_COMM_WORLD, &r[3]);
+    for (int i = 0; i < 4; i++)
+        cmp[i] = r[i] == MPI_IDENT ? 0 : r[i] == MPI_CONGRUENT ? 1 : r[i] == MPI_SIMILAR ? 2 : 3;
+    int shared_rank, shared_size;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    MPI_Comm_rank(shared, &shared_rank);
+    MPI_Comm_size(shared, &shared_size);
+    cmp[4] = shared_size * 100 + shared_rank;
+    print_all(rank, size, "compare (ident, dup, reversed, evens) and shared split", cmp, 5);
+
+    char name[MPI_MAX_OBJECT_NAME];
+    int length;
+    MPI_Comm_set_name(dup, "the duplicate");
+    MPI_Comm_get_name(dup, name, &length);
+    if (rank == 0)
+        printf("names: %s (%d)", name, length);
+    MPI_Comm_get_name(MPI_COMM_WORLD, name, &length);
+    if (rank == 0)
+        printf(", %s", name);
+    MPI_Comm_get_name(MPI_COMM_SELF, name, &length);
+    if (rank == 0)
+        printf(", %s\n", name);
+
+    long other[5];
+    MPI_Errhandler handler;
+    MPI_Comm_get_errhandler(dup, &handler);
+    other[0] = handler == MPI_ERRORS_ARE_FATAL;
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    MPI_Comm_get_errhandler(dup, &handler);
+    other[0] += 10 * (handler == MPI_ERRORS_RETURN);
+    int inter = -1;
+    MPI_Comm_test_inter(dup, &inter);
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    other[1] = inter * 10 + (parent == MPI_COMM_NULL);
+    MPI_Info info;
+    MPI_Comm_set_info(dup, MPI_INFO_ENV);
+    other[2] = MPI_Comm_get_info(dup, &info) == MPI_SUCCESS && info != MPI_INFO_NULL;
+    MPI_Info_free(&info);
+    other[3] = MPI_Pcontrol(1) == MPI_SUCCESS;
+    MPI_Comm none;
+    MPI_Comm_split_type(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0,
+                        MPI_INFO_NULL, &none);
+    other[4] = none == MPI_COMM_NULL;
+    if (none != MPI_COMM_NULL)
+        MPI_Comm_free(&none);
+    print_all(rank, size, "errhandler, inter and parent, info, pcontrol, undefined split", other,
+              5);
+    MPI_Comm_free(&shared);
+    MPI_Comm_free(&evens);
+    MPI_Comm_free(&reversed);
+    MPI_Comm_free(&dup);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -312,6 +380,7 @@ int main(int argc, char **argv)
     long freed = world == MPI_GROUP_NULL && evens == MPI_GROUP_NULL;
     print_all(rank, size, "freed", &freed, 1);
     attributes(rank, size);
+    communicators(rank, size);
     free(list);
     free(from);
     free(to);

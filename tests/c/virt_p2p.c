@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long results[32];
+    long results[40];
     int n = 0;
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
 
@@ -355,8 +355,47 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD); /* the freed send's data read: its buffer may go */
     free(freed_data);
 
+    /* MPI_Sendrecv_replace round the ring, of a strided type; MPI_Waitsome
+       and MPI_Testsome over receives from both neighbours and a null
+       request, until none is active. */
+    int strided[6] = {rank, -1, rank * 2, -1, rank * 3, -1};
+    MPI_Datatype alternate;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &alternate);
+    MPI_Type_commit(&alternate);
+    MPI_Sendrecv_replace(strided, 1, alternate, next, 70, prev, 70, MPI_COMM_WORLD, &st);
+    MPI_Type_free(&alternate);
+    results[n++] = strided[0] * 10000 + strided[2] * 100 + strided[4] + strided[1] + strided[3] +
+                   strided[5] + st.MPI_SOURCE * 1000000;
+    for (int form = 0; form < 2; form++) {
+        int from[2] = {-1, -1}, mine[2] = {rank * 3 + 1, rank * 3 + 2}, indices[3], done = 0;
+        long tally = 0;
+        MPI_Request some[3];
+        MPI_Status sts[3];
+        MPI_Irecv(&from[0], 1, MPI_INT, prev, 71, MPI_COMM_WORLD, &some[0]);
+        some[1] = MPI_REQUEST_NULL;
+        MPI_Irecv(&from[1], 1, MPI_INT, next, 72, MPI_COMM_WORLD, &some[2]);
+        MPI_Request sends[2];
+        MPI_Isend(&mine[0], 1, MPI_INT, next, 71, MPI_COMM_WORLD, &sends[0]);
+        MPI_Isend(&mine[1], 1, MPI_INT, prev, 72, MPI_COMM_WORLD, &sends[1]);
+        for (;;) {
+            int outcount;
+            if (form == 0)
+                MPI_Waitsome(3, some, &outcount, indices, sts);
+            else
+                MPI_Testsome(3, some, &outcount, indices, sts);
+            if (outcount == MPI_UNDEFINED)
+                break;
+            for (int k = 0; k < outcount; k++) {
+                tally += indices[k] * 100 + sts[k].MPI_TAG;
+                done++;
+            }
+        }
+        MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+        results[n++] = (from[0] * 100 + from[1]) * 1000 + tally * 10 + done;
+    }
+
     /* Gather every rank's results on rank 0, which prints them. */
-    long *all = rank == 0 ? malloc(sizeof(long) * 32 * (size_t)size) : NULL;
+    long *all = rank == 0 ? malloc(sizeof(long) * 40 * (size_t)size) : NULL;
     MPI_Gather(results, n, MPI_LONG, all, n, MPI_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("ranks %d, thread level %d\n", size, provided);

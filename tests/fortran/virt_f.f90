@@ -11,7 +11,8 @@ program virt_f
     integer :: ierr, rank, size, next, prev, provided, i, count, index, color
     integer :: sub, subrank, subsize, cart, left, right, vector, flag_count, op
     integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
-    integer :: results(21), table(21, 64), token, got, pair(2), dims(1)
+    integer :: results(24), table(24, 64), token, got, pair(2), dims(1), idx(3), clen
+    character(len=MPI_MAX_OBJECT_NAME) :: cname
     integer :: same, plus, first, second
     integer(kind=MPI_ADDRESS_KIND) :: attr
     logical :: periods(1), flag
@@ -152,12 +153,40 @@ program virt_f
     call MPI_Comm_free_keyval(same, ierr)
     call MPI_Comm_free_keyval(plus, ierr)
 
+    ! 22-24. MPI_Sendrecv_replace; MPI_Waitsome's indices from 1, past a null
+    ! request; a communicator's name, and the world's.
+    token = rank
+    call MPI_Sendrecv_replace(token, 1, MPI_INTEGER, next, 30, prev, 30, MPI_COMM_WORLD, status, &
+                              ierr)
+    results(22) = token * 100 + status(MPI_SOURCE)
+    call MPI_Irecv(pair(1), 1, MPI_INTEGER, prev, 31, MPI_COMM_WORLD, requests(1), ierr)
+    requests(2) = MPI_REQUEST_NULL
+    call MPI_Isend(rank, 1, MPI_INTEGER, next, 31, MPI_COMM_WORLD, requests(3), ierr)
+    count = 0
+    index = 0
+    do
+        call MPI_Waitsome(3, requests, got, idx, statuses, ierr)
+        if (got == MPI_UNDEFINED) exit
+        do i = 1, got
+            index = index + idx(i)
+            count = count + 1
+        end do
+    end do
+    results(23) = pair(1) * 1000 + index * 10 + count
+    call MPI_Comm_dup(MPI_COMM_WORLD, first, ierr)
+    call MPI_Comm_set_name(first, 'ring', ierr)
+    call MPI_Comm_get_name(first, cname, clen, ierr)
+    results(24) = clen * 10 + merge(1, 0, cname == 'ring')
+    call MPI_Comm_get_name(MPI_COMM_WORLD, cname, clen, ierr)
+    results(24) = results(24) + 1000 * merge(1, 0, cname(1:clen) == 'MPI_COMM_WORLD')
+    call MPI_Comm_free(first, ierr)
+
     ! Rank 0 prints every rank's results in order.
-    call MPI_Gather(results, 21, MPI_INTEGER, table, 21, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    call MPI_Gather(results, 24, MPI_INTEGER, table, 24, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
-            print '(a, i0, a, 21(1x, i0))', 'rank ', i, ':', table(:, i + 1)
+            print '(a, i0, a, 24(1x, i0))', 'rank ', i, ':', table(:, i + 1)
         end do
     end if
     call MPI_Finalize(ierr)
