@@ -2091,20 +2091,21 @@ static int complete_at(tdm_virt_rank *self, MPI_Request *requests, int i, int *i
     return finish_one(self, req, status, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
 }
 
-int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status)
+/* Sleep until a request of the array is done (first_done's answer: its
+   index, or -2 where none is active), the rank's nonblocking collectives
+   moving meanwhile; -1 and *bad where a handle is not a request. */
+static int wait_for_one(tdm_virt_rank *self, int count, MPI_Request *requests, int *bad,
+                        const char *call)
 {
-    tdm_virt_rank *self = self_or_die("MPI_Waitany");
-    int bad, i;
+    int i;
     for (;;) {
         progress(self);
-        if ((i = first_done(count, requests, &bad)) != -1)
-            break;
-        if (bad)
-            return bad_request("MPI_Waitany");
-        tdm_virt_wait_prepare(self, "MPI_Waitany", TDM_VIRT_NONE, TDM_VIRT_NONE);
-        if ((i = first_done(count, requests, &bad)) != -1) {
+        if ((i = first_done(count, requests, bad)) != -1 || *bad)
+            return i;
+        tdm_virt_wait_prepare(self, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
+        if ((i = first_done(count, requests, bad)) != -1) {
             tdm_virt_wait_cancel(self);
-            break;
+            return i;
         }
         if (self->coll && tdm_virt_coll_progress(self, 0)) {
             tdm_virt_wait_cancel(self);
@@ -2112,6 +2113,14 @@ int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *statu
         }
         tdm_virt_wait_commit(self);
     }
+}
+
+int TMPI_Waitany(int count, MPI_Request *requests, int *index, MPI_Status *status)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Waitany");
+    int bad, i = wait_for_one(self, count, requests, &bad, "MPI_Waitany");
+    if (bad)
+        return bad_request("MPI_Waitany");
     return complete_at(self, requests, i, index, status, "MPI_Waitany");
 }
 
@@ -2145,29 +2154,18 @@ static int some(int count, MPI_Request *requests, int *outcount, int *indices, M
 {
     tdm_virt_rank *self = self_or_die(call);
     int bad, i;
-    for (int pass = 0;; pass++) {
+    if (wait) {
+        i = wait_for_one(self, count, requests, &bad, call);
+    } else {
         progress(self);
-        if ((i = first_done(count, requests, &bad)) != -1)
-            break;
-        if (bad)
-            return bad_request(call);
-        if (!wait) {
-            if (pass == 1)
-                break;
+        if ((i = first_done(count, requests, &bad)) == -1 && !bad) {
             tdm_virt_yield(self);
-            continue;
+            progress(self);
+            i = first_done(count, requests, &bad);
         }
-        tdm_virt_wait_prepare(self, call, TDM_VIRT_NONE, TDM_VIRT_NONE);
-        if ((i = first_done(count, requests, &bad)) != -1) {
-            tdm_virt_wait_cancel(self);
-            break;
-        }
-        if (self->coll && tdm_virt_coll_progress(self, 0)) {
-            tdm_virt_wait_cancel(self);
-            continue;
-        }
-        tdm_virt_wait_commit(self);
     }
+    if (bad)
+        return bad_request(call);
     *outcount = i == -2 ? MPI_UNDEFINED : 0;
     int any_error = 0;
     for (int k = i < 0 ? count : i; k < count; k++) {

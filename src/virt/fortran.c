@@ -752,17 +752,8 @@ TMPI_EXPORT void mpi_alltoallw_f08_(void *sendbuf, const MPI_Fint *sendcounts,
     optional(ierror, rc);
 }
 #else
-TMPI_EXPORT double mpi_wtime_f08_(void);
-TMPI_EXPORT double mpi_wtime_f08_(void)
-{
-    return TMPI_Wtime();
-}
-
-TMPI_EXPORT double mpi_wtick_f08_(void);
-TMPI_EXPORT double mpi_wtick_f08_(void)
-{
-    return TMPI_Wtick();
-}
+TMPI_EXPORT double mpi_wtime_f08_(void) __attribute__((alias("mpi_wtime_")));
+TMPI_EXPORT double mpi_wtick_f08_(void) __attribute__((alias("mpi_wtick_")));
 
 /* gfortran's descriptor of an assumed-rank array (GCC 8 and later): the
    element of the section at 0-based indices i_k lies at
