@@ -60,6 +60,9 @@ TMPI_EXPORT int TMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *new
 TMPI_EXPORT int TMPI_Comm_free(MPI_Comm *comm);
 TMPI_EXPORT int TMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 TMPI_EXPORT int TMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+TMPI_EXPORT int TMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                            MPI_Errhandler *errhandler);
+TMPI_EXPORT int TMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 TMPI_EXPORT int TMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
 TMPI_EXPORT int TMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                      MPI_Comm *newcomm);

@@ -55,6 +55,7 @@ BY_HAND = {
     "Comm_get_name",
     "Comm_get_info",
     "Comm_get_errhandler",
+    "Comm_create_errhandler",
     "Pcontrol",
     "Waitsome",
     "Testsome",

@@ -215,8 +215,7 @@ int TMPI_unsupported_MPI_Comm_accept(TMPI_ANY_ARGUMENTS) __attribute__((error("M
 #define MPI_Comm_accept TMPI_unsupported_MPI_Comm_accept
 #endif
 #ifndef MPI_Comm_call_errhandler
-int TMPI_unsupported_MPI_Comm_call_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_call_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_call_errhandler TMPI_unsupported_MPI_Comm_call_errhandler
+#define MPI_Comm_call_errhandler TMPI_Comm_call_errhandler
 #endif
 #ifndef MPI_Comm_compare
 #define MPI_Comm_compare TMPI_Comm_compare
@@ -229,8 +228,7 @@ int TMPI_unsupported_MPI_Comm_connect(TMPI_ANY_ARGUMENTS) __attribute__((error("
 #define MPI_Comm_create TMPI_Comm_create
 #endif
 #ifndef MPI_Comm_create_errhandler
-int TMPI_unsupported_MPI_Comm_create_errhandler(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_errhandler is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));
-#define MPI_Comm_create_errhandler TMPI_unsupported_MPI_Comm_create_errhandler
+#define MPI_Comm_create_errhandler TMPI_Comm_create_errhandler
 #endif
 #ifndef MPI_Comm_create_from_group
 int TMPI_unsupported_MPI_Comm_create_from_group(TMPI_ANY_ARGUMENTS) __attribute__((error("MPI_Comm_create_from_group is not supported by Tandem's virtual ranks yet (docs/VIRTUAL.md)")));

@@ -46,6 +46,7 @@ typedef struct {
     size_t buffer_size;
     buffered *pending; /* in the order of their offsets */
     int n_pending, cap_pending;
+    MPI_Comm err_comm; /* the communicator of the call (GET_COMM), for fail */
 } rank_state;
 
 static rank_state *states;
@@ -63,10 +64,54 @@ static tdm_virt_rank *self_or_die(const char *call)
     return self;
 }
 
-/* An error of 'call': returned where the communicator asks for it,
-   otherwise reported and the job stopped, as MPI_ERRORS_ARE_FATAL does. */
+/* Error handlers: a communicator's errors_return is 0 for
+   MPI_ERRORS_ARE_FATAL, 1 for MPI_ERRORS_RETURN, else 2 + the index of a
+   handler of the program's (MPI_Comm_create_errhandler) in this table of
+   the process. */
+typedef struct {
+    void (*fn)(void); /* C's MPI_Comm_errhandler_function, or Fortran's */
+    int fortran;
+    MPI_Errhandler handle; /* the real MPI's, which the program frees */
+    MPI_Comm holder;       /* a real communicator that keeps it (a reference
+                              of its own, and one more for each
+                              MPI_Comm_get_errhandler, as MPI counts them) */
+} handler_entry;
+
+static pthread_mutex_t handlers_mutex = PTHREAD_MUTEX_INITIALIZER;
+static handler_entry *handlers;
+static int n_handlers, cap_handlers;
+
+static handler_entry handler_at(int errors_return)
+{
+    pthread_mutex_lock(&handlers_mutex);
+    handler_entry e = handlers[errors_return - 2];
+    pthread_mutex_unlock(&handlers_mutex);
+    return e;
+}
+
+/* Call the program's handler (errors_return >= 2) on the call's
+   communicator with 'err', as MPI does; 'err' is then returned. */
+static void call_handler(tdm_virt_rank *self, int errors_return, int err)
+{
+    handler_entry e = handler_at(errors_return);
+    MPI_Comm comm = states[self->local].err_comm;
+    if (e.fortran) {
+        MPI_Fint f_comm = (MPI_Fint)(uintptr_t)comm, code = err;
+        if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+            f_comm = PMPI_Comm_c2f(comm);
+        ((void (*)(MPI_Fint *, MPI_Fint *))e.fn)(&f_comm, &code);
+    } else {
+        ((MPI_Comm_errhandler_function *)(void (*)(void))e.fn)(&comm, &err);
+    }
+}
+
+/* An error of 'call': returned where the communicator asks for it, after
+   its handler of the program's, otherwise reported and the job stopped, as
+   MPI_ERRORS_ARE_FATAL does. */
 static int fail(tdm_virt_rank *self, int errors_return, int err, const char *call)
 {
+    if (err != MPI_SUCCESS && errors_return >= 2)
+        call_handler(self, errors_return, err);
     if (err == MPI_SUCCESS || errors_return)
         return err;
     char text[MPI_MAX_ERROR_STRING] = "";
@@ -659,7 +704,8 @@ double TMPI_Wtick(void)
     tdm_virt_comm *comm = comm_of(self, handle, &slot_); \
     (void)slot_;                                         \
     if (!comm)                                           \
-        return fail(self, 0, MPI_ERR_COMM, call);
+        return fail(self, 0, MPI_ERR_COMM, call);        \
+    states[self->local].err_comm = handle;
 
 int TMPI_Comm_rank(MPI_Comm handle, int *rank)
 {
@@ -678,14 +724,68 @@ int TMPI_Comm_size(MPI_Comm handle, int *size)
 int TMPI_Comm_set_errhandler(MPI_Comm handle, MPI_Errhandler errhandler)
 {
     GET_COMM("MPI_Comm_set_errhandler", handle);
+    int found = -1;
+    pthread_mutex_lock(&handlers_mutex);
+    for (int i = 0; i < n_handlers && found < 0; i++)
+        if (handlers[i].handle == errhandler)
+            found = i;
+    pthread_mutex_unlock(&handlers_mutex);
     if (errhandler == MPI_ERRORS_RETURN)
         comm->errors_return = 1;
     else if (errhandler == MPI_ERRORS_ARE_FATAL)
         comm->errors_return = 0;
+    else if (found >= 0)
+        comm->errors_return = 2 + found;
     else
         return fail(self, comm->errors_return, MPI_ERR_ARG,
-                    "MPI_Comm_set_errhandler (only MPI_ERRORS_RETURN and MPI_ERRORS_ARE_FATAL "
-                    "are supported)");
+                    "MPI_Comm_set_errhandler (MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and "
+                    "handlers of MPI_Comm_create_errhandler are taken)");
+    return MPI_SUCCESS;
+}
+
+/* A handler of the program's: the real MPI's handle (which the program
+   frees with MPI_Errhandler_free, the real MPI's), its function in the
+   process's table. */
+int tdm_virt_errhandler_create(void (*fn)(void), int fortran, MPI_Errhandler *errhandler)
+{
+    tdm_virt_rank *self = self_or_die("MPI_Comm_create_errhandler");
+    MPI_Comm holder = MPI_COMM_NULL;
+    int err = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)fn, errhandler);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Comm_dup(MPI_COMM_SELF, &holder);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Comm_set_errhandler(holder, *errhandler);
+    pthread_mutex_lock(&handlers_mutex);
+    if (err == MPI_SUCCESS && n_handlers == cap_handlers) {
+        int more = cap_handlers ? 2 * cap_handlers : 8;
+        handler_entry *grown = realloc(handlers, sizeof *grown * (size_t)more);
+        if (grown) {
+            handlers = grown;
+            cap_handlers = more;
+        } else {
+            err = MPI_ERR_NO_MEM;
+        }
+    }
+    if (err == MPI_SUCCESS)
+        handlers[n_handlers++] =
+            (handler_entry){.fn = fn, .fortran = fortran, .handle = *errhandler, .holder = holder};
+    pthread_mutex_unlock(&handlers_mutex);
+    states[self->local].err_comm = MPI_COMM_WORLD;
+    return fail(self, comm_of(self, MPI_COMM_WORLD, NULL)->errors_return, err,
+                "MPI_Comm_create_errhandler");
+}
+
+int TMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return tdm_virt_errhandler_create((void (*)(void))fn, 0, errhandler);
+}
+
+/* The communicator's handler called with 'errorcode': the program's, or
+   the job stopped (MPI_ERRORS_ARE_FATAL), or nothing (MPI_ERRORS_RETURN). */
+int TMPI_Comm_call_errhandler(MPI_Comm handle, int errorcode)
+{
+    GET_COMM("MPI_Comm_call_errhandler", handle);
+    fail(self, comm->errors_return, errorcode, "MPI_Comm_call_errhandler");
     return MPI_SUCCESS;
 }
 
@@ -844,6 +944,10 @@ int TMPI_Comm_get_info(MPI_Comm handle, MPI_Info *info_used)
 int TMPI_Comm_get_errhandler(MPI_Comm handle, MPI_Errhandler *errhandler)
 {
     GET_COMM("MPI_Comm_get_errhandler", handle);
+    if (comm->errors_return >= 2)
+        return fail(self, comm->errors_return,
+                    PMPI_Comm_get_errhandler(handler_at(comm->errors_return).holder, errhandler),
+                    "MPI_Comm_get_errhandler");
     *errhandler = comm->errors_return ? MPI_ERRORS_RETURN : MPI_ERRORS_ARE_FATAL;
     return MPI_SUCCESS;
 }
@@ -1617,6 +1721,7 @@ static int start_send(const char *call, const void *buf, int count, MPI_Datatype
                             comm->context, comm->rank, tag, sync, out);
     if (err == MPI_SUCCESS) {
         (*out)->errors_return = comm->errors_return;
+        (*out)->err_comm = states[self->local].err_comm;
         (*out)->source = dest; /* for the deadlock report */
         (*out)->tag = tag;
     }
@@ -1636,8 +1741,10 @@ static int start_recv(const char *call, void *buf, int count, MPI_Datatype type,
     if (tag < 0 && tag != MPI_ANY_TAG)
         return fail(self, comm->errors_return, MPI_ERR_TAG, call);
     int err = tdm_virt_irecv(self, buf, count, type, comm->context, source, tag, out);
-    if (err == MPI_SUCCESS)
+    if (err == MPI_SUCCESS) {
         (*out)->errors_return = comm->errors_return;
+        (*out)->err_comm = states[self->local].err_comm;
+    }
     return fail(self, comm->errors_return, err, call);
 }
 
@@ -1651,6 +1758,7 @@ static int finish_one(tdm_virt_rank *self, tdm_virt_request *req, MPI_Status *st
         fill_status(status, req);
     else
         empty_status(status);
+    states[self->local].err_comm = req->err_comm;
     if (req->persistent)
         req->active = 0;
     else
@@ -1670,6 +1778,7 @@ static int finish_blocking(tdm_virt_rank *self, tdm_virt_request *req, tdm_virt_
         fill_status(status, req);
     else
         empty_status(status);
+    states[self->local].err_comm = req->err_comm;
     return fail(self, req->errors_return, req->status_error, call);
 }
 
@@ -1781,6 +1890,7 @@ static int buffer_send(const char *call, const void *buf, int count, MPI_Datatyp
     if (err != MPI_SUCCESS)
         return fail(self, comm->errors_return, err, call);
     send->errors_return = comm->errors_return;
+    send->err_comm = states[self->local].err_comm;
     send->source = dest; /* for the deadlock report */
     send->tag = tag;
     memmove(&st->pending[before + 1], &st->pending[before],
@@ -2019,7 +2129,11 @@ int TMPI_Waitall(int count, MPI_Request *requests, MPI_Status *statuses)
             empty_status(st);
         if (req->status_error != MPI_SUCCESS) {
             any_error = 1;
-            errors_return &= req->errors_return;
+            /* fatal if one is, else the first handler of the program's */
+            if (req->errors_return == 0 || errors_return == 1) {
+                errors_return = req->errors_return;
+                states[self->local].err_comm = req->err_comm;
+            }
         }
         if (req->persistent)
             req->active = 0;
@@ -2229,6 +2343,7 @@ static int persistent(const char *call, int kind, int mode, void *buf, int count
     req->p_mode = mode;
     req->done = 1; /* inactive */
     req->errors_return = comm->errors_return;
+    req->err_comm = states[self->local].err_comm;
     req->p_buf = buf;
     req->p_count = count;
     req->p_type = type;
@@ -2572,6 +2687,7 @@ static int collective(tdm_virt_rank *self, const tdm_virt_comm *comm, int err,
 {
     if (err == MPI_SUCCESS && request) {
         req->errors_return = comm->errors_return;
+        req->err_comm = states[self->local].err_comm;
         req->source = req->tag = TDM_VIRT_NONE;
         *request = request_handle(req);
     }
@@ -3013,6 +3129,7 @@ static int persistent_collective(const char *call, const pcoll *args, MPI_Reques
     req->kind = req->persistent = TDM_VIRT_COLL;
     req->done = 1; /* inactive */
     req->errors_return = comm->errors_return;
+    req->err_comm = states[self->local].err_comm;
     req->source = req->tag = TDM_VIRT_NONE;
     req->p_buf = a;
     req->p_comm = args->comm;

@@ -370,6 +370,28 @@ TMPI_EXPORT void mpi_comm_get_errhandler_(const MPI_Fint *comm, MPI_Fint *errhan
         *errhandler = PMPI_Errhandler_c2f(c);
 }
 
+/* A handler of the program's: a Fortran subroutine (COMM, ERROR_CODE). */
+TMPI_EXPORT void mpi_comm_create_errhandler_(void (*fn)(void), MPI_Fint *errhandler,
+                                             MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_create_errhandler_(void (*fn)(void), MPI_Fint *errhandler,
+                                             MPI_Fint *ierror)
+{
+    MPI_Errhandler c = MPI_ERRHANDLER_NULL;
+    if ((*ierror = tdm_virt_errhandler_create(fn, 1, &c)) == MPI_SUCCESS)
+        *errhandler = PMPI_Errhandler_c2f(c);
+}
+
+TMPI_EXPORT void mpi_comm_create_errhandler_f08_(void (*fn)(void), MPI_Fint *errhandler,
+                                                 MPI_Fint *ierror);
+TMPI_EXPORT void mpi_comm_create_errhandler_f08_(void (*fn)(void), MPI_Fint *errhandler,
+                                                 MPI_Fint *ierror)
+{
+    MPI_Fint rc;
+    mpi_comm_create_errhandler_(fn, errhandler, &rc);
+    if (ierror)
+        *ierror = rc;
+}
+
 TMPI_EXPORT void mpi_pcontrol_(const MPI_Fint *level, MPI_Fint *ierror);
 TMPI_EXPORT void mpi_pcontrol_(const MPI_Fint *level, MPI_Fint *ierror)
 {

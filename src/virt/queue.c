@@ -223,6 +223,7 @@ void tdm_virt_request_init(tdm_virt_request *r, tdm_virt_rank *self, int index)
     r->done = 0;
     r->freed = 0;
     r->errors_return = 0;
+    r->err_comm = MPI_COMM_WORLD;
     r->owner = self;
     r->buf = NULL;
     r->count = 0;

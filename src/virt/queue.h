@@ -36,7 +36,8 @@ typedef struct tdm_virt_request {
     int kind;                 /* TDM_VIRT_SEND, TDM_VIRT_RECV or TDM_VIRT_COLL */
     int done;                 /* set last, when complete (atomic) */
     int freed;                /* MPI_Request_free'd before it completed */
-    int errors_return;        /* its communicator returns errors (else they are fatal) */
+    int errors_return;        /* its communicator's error handler (api.c's fail) */
+    MPI_Comm err_comm;        /* that communicator's handle, for a handler of the program's */
     tdm_virt_rank *owner;     /* the rank that started it and waits on it */
     void *buf;                /* receive: where the data goes */
     int count;                /* receive: its count of 'type' */
@@ -88,6 +89,11 @@ tdm_virt_request *tdm_virt_request_at(int index);
    or MPI_ERR_REQUEST when 'handle' is not one of the runtime's requests
    (fn is then not called). */
 int tdm_virt_request_on_release(MPI_Request handle, void (*fn)(void *), void *arg);
+
+/* MPI_Comm_create_errhandler, for C's functions or Fortran's (fortran 1:
+   called with the communicator's Fortran handle and the code, both by
+   reference) (src/virt/api.c). */
+int tdm_virt_errhandler_create(void (*fn)(void), int fortran, MPI_Errhandler *errhandler);
 
 static inline int tdm_virt_request_done(const tdm_virt_request *req)
 {

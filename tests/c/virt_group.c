@@ -5,6 +5,7 @@
  * variable is written: the virtual ranks of a process share them.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "virt_testlib.h"
 
@@ -163,6 +164,17 @@ static void create_group(int rank, int size, MPI_Group g, int tag, const char *w
     print_all(rank, size, what, got, 4);
 }
 
+/* An error handler of the program's: it names the communicator after the
+   error's class (no global: the virtual ranks of a process share them). */
+static void name_error(MPI_Comm *comm, int *code, ...)
+{
+    int cls;
+    char text[64];
+    MPI_Error_class(*code, &cls);
+    snprintf(text, sizeof text, "handled %s", cls == MPI_ERR_RANK ? "rank" : "other");
+    MPI_Comm_set_name(*comm, text);
+}
+
 /* The communicator calls around the groups': comparisons, names, the
    shared-memory split, the error handler, what there is no inter- or
    spawned communicator for. */
@@ -225,6 +237,32 @@ static void communicators(int rank, int size)
         MPI_Comm_free(&none);
     print_all(rank, size, "errhandler, inter and parent, info, pcontrol, undefined split", other,
               5);
+
+    MPI_Errhandler mine, got;
+    MPI_Comm_create_errhandler(name_error, &mine);
+    MPI_Comm_set_errhandler(dup, mine);
+    MPI_Comm_get_errhandler(dup, &got);
+    long handled[4];
+    handled[0] = got == mine;
+    int one = 1, cls = 0;
+    int err = MPI_Send(&one, 1, MPI_INT, size + 5, 0, dup);
+    MPI_Error_class(err, &cls);
+    MPI_Comm_get_name(dup, name, &length);
+    handled[1] = (cls == MPI_ERR_RANK) * 10 + (strcmp(name, "handled rank") == 0);
+    MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER);
+    MPI_Comm_get_name(dup, name, &length);
+    handled[2] = strcmp(name, "handled other") == 0;
+    MPI_Comm inherits;
+    MPI_Comm_dup(dup, &inherits); /* the handler goes with it */
+    MPI_Comm_set_name(inherits, "");
+    err = MPI_Recv(&one, 1, MPI_INT, -7, 0, inherits, MPI_STATUS_IGNORE);
+    MPI_Comm_get_name(inherits, name, &length);
+    handled[3] = err != MPI_SUCCESS && strcmp(name, "handled rank") == 0;
+    MPI_Comm_free(&inherits);
+    MPI_Errhandler_free(&got);
+    MPI_Errhandler_free(&mine);
+    print_all(rank, size, "a handler of the program's (got, on an error, called, inherited)",
+              handled, 4);
     MPI_Comm_free(&shared);
     MPI_Comm_free(&evens);
     MPI_Comm_free(&reversed);

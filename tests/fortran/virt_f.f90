@@ -11,14 +11,14 @@ program virt_f
     integer :: ierr, rank, size, next, prev, provided, i, count, index, color
     integer :: sub, subrank, subsize, cart, left, right, vector, flag_count, op
     integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), requests(4)
-    integer :: results(24), table(24, 64), token, got, pair(2), dims(1), idx(3), clen
+    integer :: results(25), table(25, 64), handler, token, got, pair(2), dims(1), idx(3), clen
     character(len=MPI_MAX_OBJECT_NAME) :: cname
     integer :: same, plus, first, second
     integer(kind=MPI_ADDRESS_KIND) :: attr
     logical :: periods(1), flag
     double precision :: sums(3), t0
     double precision, allocatable :: buf(:), back(:)
-    external maxabs, plus_copy
+    external maxabs, plus_copy, name_error
     integer, allocatable :: blocks(:), received(:)
 
     call MPI_Init_thread(MPI_THREAD_SINGLE, provided, ierr)
@@ -179,14 +179,22 @@ program virt_f
     results(24) = clen * 10 + merge(1, 0, cname == 'ring')
     call MPI_Comm_get_name(MPI_COMM_WORLD, cname, clen, ierr)
     results(24) = results(24) + 1000 * merge(1, 0, cname(1:clen) == 'MPI_COMM_WORLD')
+
+    ! 25. An error handler of the program's, called on a send to no rank.
+    call MPI_Comm_create_errhandler(name_error, handler, ierr)
+    call MPI_Comm_set_errhandler(first, handler, ierr)
+    call MPI_Send(token, 1, MPI_INTEGER, size + 5, 0, first, ierr)
+    call MPI_Comm_get_name(first, cname, clen, ierr)
+    results(25) = merge(1, 0, cname == 'handled')
+    call MPI_Errhandler_free(handler, ierr)
     call MPI_Comm_free(first, ierr)
 
     ! Rank 0 prints every rank's results in order.
-    call MPI_Gather(results, 24, MPI_INTEGER, table, 24, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    call MPI_Gather(results, 25, MPI_INTEGER, table, 25, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     if (rank == 0) then
         print '(a, i0, a, i0)', 'ranks ', size, ', thread level ', provided
         do i = 0, size - 1
-            print '(a, i0, a, 24(1x, i0))', 'rank ', i, ':', table(:, i + 1)
+            print '(a, i0, a, 25(1x, i0))', 'rank ', i, ':', table(:, i + 1)
         end do
     end if
     call MPI_Finalize(ierr)
@@ -214,3 +222,11 @@ subroutine plus_copy(oldcomm, keyval, extra_state, value_in, value_out, flag, ie
     flag = .true.
     ierror = MPI_SUCCESS
 end subroutine plus_copy
+
+! The error handler of result 25: it names the communicator.
+subroutine name_error(comm, code)
+    use mpi
+    implicit none
+    integer :: comm, code, ierror
+    call MPI_Comm_set_name(comm, 'handled', ierror)
+end subroutine name_error
