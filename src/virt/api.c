@@ -22,6 +22,7 @@
 #include "virt/net.h"
 #include "virt/private.h"
 #include "virt/queue.h"
+#include "virt/room.h"
 #include "virt/sched.h"
 
 /* Handles of communicators beyond the world and self, and of requests: a
@@ -756,16 +757,12 @@ int tdm_virt_errhandler_create(void (*fn)(void), int fortran, MPI_Errhandler *er
     if (err == MPI_SUCCESS)
         err = PMPI_Comm_set_errhandler(holder, *errhandler);
     pthread_mutex_lock(&handlers_mutex);
-    if (err == MPI_SUCCESS && n_handlers == cap_handlers) {
-        int more = cap_handlers ? 2 * cap_handlers : 8;
-        handler_entry *grown = realloc(handlers, sizeof *grown * (size_t)more);
-        if (grown) {
-            handlers = grown;
-            cap_handlers = more;
-        } else {
-            err = MPI_ERR_NO_MEM;
-        }
-    }
+    handler_entry *grown = NULL;
+    if (err == MPI_SUCCESS &&
+        !(grown = tdm_virt_room(handlers, n_handlers, &cap_handlers, sizeof *grown, 8)))
+        err = MPI_ERR_NO_MEM;
+    if (grown)
+        handlers = grown;
     if (err == MPI_SUCCESS)
         handlers[n_handlers++] =
             (handler_entry){.fn = fn, .fortran = fortran, .handle = *errhandler, .holder = holder};

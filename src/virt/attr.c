@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "virt/comm.h"
+#include "virt/room.h"
 
 /* The process's keyvals are numbered from here: clear of Open MPI's
    predefined keyvals (small numbers), of MPICH's (encoded handles) and of
@@ -80,16 +81,11 @@ int tdm_virt_keyval_create(MPI_Comm_copy_attr_function *copy, MPI_Comm_delete_at
 {
     int err = MPI_SUCCESS;
     pthread_mutex_lock(&keyvals_mutex);
-    if (n_keyvals == cap_keyvals) {
-        int more = cap_keyvals ? 2 * cap_keyvals : 16;
-        keyval_entry *grown = realloc(keyvals, sizeof *grown * (size_t)more);
-        if (grown) {
-            keyvals = grown;
-            cap_keyvals = more;
-        } else {
-            err = MPI_ERR_NO_MEM;
-        }
-    }
+    keyval_entry *grown = tdm_virt_room(keyvals, n_keyvals, &cap_keyvals, sizeof *grown, 16);
+    if (grown)
+        keyvals = grown;
+    else
+        err = MPI_ERR_NO_MEM;
     if (err == MPI_SUCCESS) {
         keyvals[n_keyvals] = (keyval_entry){.copy = copy, .del = del, .extra_state = extra_state};
         *keyval = FIRST_KEYVAL + n_keyvals++;
@@ -124,14 +120,10 @@ static int find(const tdm_virt_comm *c, int keyval)
 
 static int append(tdm_virt_comm *c, int keyval, void *value)
 {
-    if (c->n_attrs == c->cap_attrs) {
-        int more = c->cap_attrs ? 2 * c->cap_attrs : 4;
-        tdm_virt_attr *grown = realloc(c->attrs, sizeof *grown * (size_t)more);
-        if (!grown)
-            return MPI_ERR_NO_MEM;
-        c->attrs = grown;
-        c->cap_attrs = more;
-    }
+    tdm_virt_attr *grown = tdm_virt_room(c->attrs, c->n_attrs, &c->cap_attrs, sizeof *grown, 4);
+    if (!grown)
+        return MPI_ERR_NO_MEM;
+    c->attrs = grown;
     c->attrs[c->n_attrs++] = (tdm_virt_attr){.keyval = keyval, .value = value};
     return MPI_SUCCESS;
 }

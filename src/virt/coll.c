@@ -15,6 +15,7 @@
 
 #include "virt/net.h"
 #include "virt/queue.h"
+#include "virt/room.h"
 
 typedef enum { OP_SEND, OP_RECV, OP_COPY, OP_REDUCE, OP_FENCE, OP_CALL } op_kind;
 
@@ -99,25 +100,11 @@ static tdm_virt_sched *sched_new(tdm_virt_comm *comm, const char *call)
     return s;
 }
 
-/* 'items' (count used of *cap, each 'size' bytes) with room for one
-   more, doubled from 'first' items when full; NULL without memory, the
-   items left as they were. */
-static void *room(void *items, int count, int *cap, size_t size, int first)
-{
-    if (count < *cap)
-        return items;
-    int more = *cap ? 2 * *cap : first;
-    void *grown = realloc(items, size * (size_t)more);
-    if (grown)
-        *cap = more;
-    return grown;
-}
-
 static step *add(tdm_virt_sched *s, op_kind kind)
 {
     if (s->err != MPI_SUCCESS)
         return NULL;
-    step *ops = room(s->ops, s->n_ops, &s->cap_ops, sizeof *ops, 16);
+    step *ops = tdm_virt_room(s->ops, s->n_ops, &s->cap_ops, sizeof *ops, 16);
     if (!ops) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
@@ -182,7 +169,7 @@ static char *add_scratch(tdm_virt_sched *s, int count, MPI_Datatype type)
 {
     if (s->err != MPI_SUCCESS)
         return NULL;
-    void **scratch = room(s->scratch, s->n_scratch, &s->cap_scratch, sizeof *scratch, 8);
+    void **scratch = tdm_virt_room(s->scratch, s->n_scratch, &s->cap_scratch, sizeof *scratch, 8);
     if (!scratch) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
@@ -209,7 +196,7 @@ static MPI_Datatype keep_type(tdm_virt_sched *s, int err, MPI_Datatype made)
     if (err == MPI_SUCCESS)
         err = PMPI_Type_commit(&made);
     if (err == MPI_SUCCESS) {
-        types = room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
+        types = tdm_virt_room(s->types, s->n_types, &s->cap_types, sizeof *types, 4);
         err = types ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     }
     if (err != MPI_SUCCESS) {
@@ -290,7 +277,7 @@ static int push_request(tdm_virt_sched *s, tdm_virt_request *req, int late)
 {
     tdm_virt_request ***list = late ? &s->late : &s->reqs;
     int *count = late ? &s->n_late : &s->n_reqs, *cap = late ? &s->cap_late : &s->cap_reqs;
-    tdm_virt_request **reqs = room(*list, *count, cap, sizeof *reqs, 8);
+    tdm_virt_request **reqs = tdm_virt_room(*list, *count, cap, sizeof *reqs, 8);
     if (!reqs)
         return MPI_ERR_NO_MEM;
     *list = reqs;
