@@ -987,17 +987,18 @@ static void f_release(void *made)
    back and freed; after an error, freed. */
 static void f_finish(MPI_Fint rc, const MPI_Fint *request, f_buffer *first, f_buffer *second)
 {
+    int kept = first->type != MPI_DATATYPE_NULL || first->copy ||
+               (second && (second->type != MPI_DATATYPE_NULL || second->copy));
+    if (!kept)
+        return; /* contiguous buffers, the common case: nothing made */
     f_buffer *made = calloc(2, sizeof *made);
     if (!made)
         f_refuse("tandem", "an array", "(out of memory)");
     made[0] = *first;
     made[1] = second ? *second : (f_buffer){.type = MPI_DATATYPE_NULL};
-    int kept = 0;
-    for (int i = 0; i < 2; i++) {
-        kept |= made[i].type != MPI_DATATYPE_NULL || made[i].copy;
+    for (int i = 0; i < 2; i++)
         made[i].copy_back &= rc == MPI_SUCCESS;
-    }
-    if (kept && request && rc == MPI_SUCCESS &&
+    if (request && rc == MPI_SUCCESS &&
         tdm_virt_request_on_release(tdm_virt_f_request(*request), f_release, made) == MPI_SUCCESS)
         return;
     f_release(made);
